@@ -1,0 +1,17 @@
+//! The ccl passes. Each pass is a module of its own with its rules, options
+//! and statistics; `framework` holds what every pass shares with the driver.
+
+pub mod framework;
+pub mod names;
+
+use framework::{PassInfo, PipelineInfo};
+
+/// Every registered ccl pass, in `--list-passes` order.
+pub fn all_passes() -> &'static [&'static PassInfo] {
+    &[]
+}
+
+/// Every registered named pipeline.
+pub fn all_pipelines() -> &'static [&'static PipelineInfo] {
+    &[]
+}

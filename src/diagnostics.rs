@@ -1,0 +1,61 @@
+//! Rendering diagnostics as mlir-opt's source manager does: the location, the
+//! severity and message, then the source line and a caret under the column.
+//! Notes follow their diagnostic; a note repeats the source line only when its
+//! location differs from the one printed before it.
+
+pub use cclir_passes::framework::{Diagnostic, DiagnosticSink, Severity, SourceLoc};
+use std::collections::HashMap;
+
+/// The text of every buffer diagnostics may point into, by buffer name.
+#[derive(Default, Debug, Clone)]
+pub struct SourceMap {
+    buffers: HashMap<String, String>,
+}
+
+impl SourceMap {
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) {
+        self.buffers.insert(name.into(), text.into());
+    }
+
+    fn line(&self, file: &str, line: u32) -> Option<&str> {
+        let text = self.buffers.get(file)?;
+        text.split('\n').nth(line.checked_sub(1)? as usize).map(|l| l.strip_suffix('\r').unwrap_or(l))
+    }
+}
+
+/// Renders one diagnostic and its notes.
+pub fn render(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
+    let mut out = String::new();
+    render_one(&mut out, diagnostic, sources, true);
+    let mut last = &diagnostic.loc;
+    for note in &diagnostic.notes {
+        render_one(&mut out, note, sources, &note.loc != last);
+        last = &note.loc;
+    }
+    out
+}
+
+fn render_one(out: &mut String, diagnostic: &Diagnostic, sources: &SourceMap, show_source: bool) {
+    out.push_str(&format!("{}: {}: {}\n", diagnostic.loc, diagnostic.severity, diagnostic.message));
+    if !show_source {
+        return;
+    }
+    if let SourceLoc::File { file, line, col } = &diagnostic.loc {
+        if let Some(text) = sources.line(file, *line) {
+            out.push_str(text);
+            out.push('\n');
+            let indent: String = text
+                .chars()
+                .take(col.saturating_sub(1) as usize)
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            out.push_str(&indent);
+            out.push_str("^\n");
+        }
+    }
+}
+
+/// Renders every diagnostic in order.
+pub fn render_all(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
+    diagnostics.iter().map(|d| render(d, sources)).collect()
+}

@@ -1,0 +1,358 @@
+//! The one place that calls mlir-sys directly, for what melior does not wrap:
+//! parsing with a buffer name, external passes whose callbacks never let a
+//! panic unwind into MLIR, textual upstream pipelines, and streaming print.
+//! Every `unsafe` block of the framework is here.
+
+use cclir_passes::framework::{
+    Diagnostic, DiagnosticSink, PassContext, PassOptions, PassStep, Severity, SourceLoc, Statistics,
+};
+use melior::{
+    ir::{operation::OperationLike, Operation, OperationRef},
+    pass::OperationPassManager,
+    Context,
+};
+use mlir_sys::*;
+use std::{
+    ffi::c_void,
+    io::Write,
+    panic::{catch_unwind, AssertUnwindSafe},
+    sync::Once,
+};
+
+fn string_ref(text: &str) -> MlirStringRef {
+    MlirStringRef { data: text.as_ptr() as *const _, length: text.len() }
+}
+
+unsafe fn str_of<'a>(s: MlirStringRef) -> &'a [u8] {
+    if s.data.is_null() || s.length == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(s.data as *const u8, s.length)
+    }
+}
+
+/// Registers every upstream MLIR pass with MLIR's global registry. MLIR
+/// forbids doing it twice in one process, so it happens once.
+pub fn register_upstream_passes_once() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| unsafe { mlirRegisterAllPasses() });
+}
+
+/// Parses `source` as one top-level operation (a module, implicitly wrapped
+/// as mlir-opt does) whose locations name `buffer_name`. Errors go to the
+/// context's diagnostic handlers.
+pub fn parse_operation<'c>(context: &'c Context, source: &str, buffer_name: &str) -> Option<Operation<'c>> {
+    unsafe {
+        let raw = mlirOperationCreateParse(context.to_raw(), string_ref(source), string_ref(buffer_name));
+        Operation::from_option_raw(raw)
+    }
+}
+
+/// A stream callback for MLIR's printers: appends the chunk to a `Vec<u8>`.
+unsafe extern "C" fn append_to_vec(chunk: MlirStringRef, user_data: *mut c_void) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let buffer = &mut *(user_data as *mut Vec<u8>);
+        buffer.extend_from_slice(str_of(chunk));
+    }));
+}
+
+/// A stream callback writing straight into a `dyn Write` (no intermediate
+/// string of the whole module).
+unsafe extern "C" fn write_to_writer(chunk: MlirStringRef, user_data: *mut c_void) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let sink = &mut *(user_data as *mut WriterState);
+        if sink.error.is_none() {
+            if let Err(error) = sink.writer.write_all(str_of(chunk)) {
+                sink.error = Some(error);
+            }
+        }
+    }));
+}
+
+struct WriterState<'w> {
+    writer: &'w mut dyn Write,
+    error: Option<std::io::Error>,
+}
+
+/// How the printer prints (mlir-opt's `--mlir-print-*` flags).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrintOptions {
+    pub generic: bool,
+    pub debug_info: bool,
+    pub local_scope: bool,
+}
+
+/// Prints `op` to `writer` as MLIR's printer streams it.
+pub fn print_operation(op: OperationRef<'_, '_>, options: PrintOptions, writer: &mut dyn Write) -> std::io::Result<()> {
+    unsafe {
+        let flags = mlirOpPrintingFlagsCreate();
+        if options.generic {
+            mlirOpPrintingFlagsPrintGenericOpForm(flags);
+        }
+        if options.debug_info {
+            mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
+        }
+        if options.local_scope {
+            mlirOpPrintingFlagsUseLocalScope(flags);
+        }
+        let mut state = WriterState { writer, error: None };
+        mlirOperationPrintWithFlags(op.to_raw(), flags, Some(write_to_writer), &mut state as *mut _ as *mut c_void);
+        mlirOpPrintingFlagsDestroy(flags);
+        match state.error {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Adds `elements` (comma-separated textual pipeline elements without an
+/// anchor) to `manager` through MLIR's own pipeline parser.
+pub fn add_upstream_pipeline(manager: OperationPassManager<'_, '_>, elements: &str) -> Result<(), String> {
+    let mut message = Vec::new();
+    let result = unsafe {
+        mlirOpPassManagerAddPipeline(
+            manager.to_raw(),
+            string_ref(elements),
+            Some(append_to_vec),
+            &mut message as *mut _ as *mut c_void,
+        )
+    };
+    if result.value != 0 {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&message).into_owned())
+    }
+}
+
+/// The textual form MLIR prints for `manager`'s pipeline.
+pub fn print_pass_pipeline(manager: OperationPassManager<'_, '_>) -> String {
+    let mut text = Vec::new();
+    unsafe { mlirPrintPassPipeline(manager.to_raw(), Some(append_to_vec), &mut text as *mut _ as *mut c_void) };
+    String::from_utf8_lossy(&text).into_owned()
+}
+
+/// Whether MLIR's registry (after `register_upstream_passes_once`) knows the
+/// pass or pipeline `name`: it is added to a scratch pass manager.
+pub fn is_upstream_pass(context: &Context, name: &str) -> bool {
+    let manager = melior::pass::PassManager::new(context);
+    let mut sink: Vec<u8> = Vec::new();
+    let result = unsafe {
+        mlirOpPassManagerAddPipeline(
+            manager.as_operation_pass_manager().to_raw(),
+            string_ref(name),
+            Some(append_to_vec),
+            &mut sink as *mut _ as *mut c_void,
+        )
+    };
+    result.value != 0
+}
+
+// ---------------------------------------------------------------------------
+// Diagnostics
+// ---------------------------------------------------------------------------
+
+unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnostic {
+    let severity = match mlirDiagnosticGetSeverity(diagnostic) {
+        x if x == MlirDiagnosticSeverity_MlirDiagnosticError => Severity::Error,
+        x if x == MlirDiagnosticSeverity_MlirDiagnosticWarning => Severity::Warning,
+        x if x == MlirDiagnosticSeverity_MlirDiagnosticNote => Severity::Note,
+        _ => Severity::Remark,
+    };
+    let mut message = Vec::new();
+    mlirDiagnosticPrint(diagnostic, Some(append_to_vec), &mut message as *mut _ as *mut c_void);
+    let loc = SourceLoc::from_mlir(melior::ir::Location::from_raw(mlirDiagnosticGetLocation(diagnostic)));
+    let notes = (0..mlirDiagnosticGetNumNotes(diagnostic))
+        .map(|index| convert_diagnostic(mlirDiagnosticGetNote(diagnostic, index)))
+        .collect();
+    Diagnostic { severity, loc, message: String::from_utf8_lossy(&message).into_owned(), notes }
+}
+
+unsafe extern "C" fn collect_diagnostic(diagnostic: MlirDiagnostic, user_data: *mut c_void) -> MlirLogicalResult {
+    let handled = catch_unwind(AssertUnwindSafe(|| {
+        let sink = &*(user_data as *const DiagnosticSink);
+        sink.push(convert_diagnostic(diagnostic));
+    }));
+    // Handled either way: a diagnostic must never reach MLIR's default
+    // handler, which would print it a second time.
+    let _ = handled;
+    MlirLogicalResult { value: 1 }
+}
+
+unsafe extern "C" fn drop_sink(user_data: *mut c_void) {
+    let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(user_data as *mut DiagnosticSink))));
+}
+
+/// Routes every diagnostic of `context` into `sink`, as values.
+pub fn attach_diagnostic_sink(context: &Context, sink: DiagnosticSink) {
+    unsafe {
+        mlirContextAttachDiagnosticHandler(
+            context.to_raw(),
+            Some(collect_diagnostic),
+            Box::into_raw(Box::new(sink)) as *mut c_void,
+            Some(drop_sink),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// External passes
+// ---------------------------------------------------------------------------
+
+/// What MLIR holds for one Rust pass instance. The pass object itself is made
+/// on first run, so that `clone` (called by MLIR for each thread) only copies
+/// configuration and cannot fail.
+struct PassInstance {
+    step: &'static PassStep,
+    options: PassOptions,
+    stats: Statistics,
+    sink: DiagnosticSink,
+    pass: Option<Box<dyn cclir_passes::framework::CclPass>>,
+}
+
+unsafe extern "C" fn pass_construct(_user_data: *mut c_void) {}
+
+unsafe extern "C" fn pass_destruct(user_data: *mut c_void) {
+    let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(user_data as *mut PassInstance))));
+}
+
+unsafe extern "C" fn pass_initialize(_context: MlirContext, _user_data: *mut c_void) -> MlirLogicalResult {
+    MlirLogicalResult { value: 1 }
+}
+
+unsafe extern "C" fn pass_clone(user_data: *mut c_void) -> *mut c_void {
+    let instance = &*(user_data as *const PassInstance);
+    Box::into_raw(Box::new(PassInstance {
+        step: instance.step,
+        options: instance.options.clone(),
+        stats: instance.stats.clone(),
+        sink: instance.sink.clone(),
+        pass: None,
+    })) as *mut c_void
+}
+
+unsafe extern "C" fn pass_run(op: MlirOperation, external: MlirExternalPass, user_data: *mut c_void) {
+    let instance = &mut *(user_data as *mut PassInstance);
+    let operation = OperationRef::from_raw(op);
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let step = instance.step;
+        let options = &instance.options;
+        let pass = instance.pass.get_or_insert_with(|| (step.create)(options));
+        let mut cx = PassContext::new(&instance.stats, &instance.sink);
+        pass.run(operation, &mut cx)
+    }));
+    match outcome {
+        Ok(Ok(())) => {}
+        Ok(Err(_failed)) => mlirExternalPassSignalFailure(external),
+        Err(payload) => {
+            // The pass object may be half-updated; make a fresh one next time.
+            instance.pass = None;
+            let message = crate::panic::message(&payload);
+            instance.sink.push(Diagnostic::error(
+                SourceLoc::of(&operation),
+                format!("internal error: pass '{}' panicked: {message}", instance.step.name),
+            ));
+            mlirExternalPassSignalFailure(external);
+        }
+    }
+}
+
+/// Adds one step of a Rust pass to `manager`. MLIR nests it under the step's
+/// anchor when `manager` runs on another op.
+pub fn add_rust_pass(
+    manager: OperationPassManager<'_, '_>,
+    step: &'static PassStep,
+    argument: &'static str,
+    description: &'static str,
+    options: PassOptions,
+    stats: Statistics,
+    sink: DiagnosticSink,
+) {
+    let instance = Box::new(PassInstance { step, options, stats, sink, pass: None });
+    unsafe {
+        // A step's static address is unique and 8-byte aligned: a TypeID.
+        let type_id = mlirTypeIDCreate(step as *const PassStep as *const c_void);
+        let mut dependent = [mlirGetDialectHandle__arith__(), mlirGetDialectHandle__func__()];
+        let pass = mlirCreateExternalPass(
+            type_id,
+            string_ref(step.name),
+            string_ref(argument),
+            string_ref(description),
+            string_ref(step.anchor.op_name()),
+            dependent.len() as isize,
+            dependent.as_mut_ptr(),
+            MlirExternalPassCallbacks {
+                construct: Some(pass_construct),
+                destruct: Some(pass_destruct),
+                initialize: Some(pass_initialize),
+                clone: Some(pass_clone),
+                run: Some(pass_run),
+            },
+            Box::into_raw(instance) as *mut c_void,
+        );
+        mlirOpPassManagerAddOwnedPass(manager.to_raw(), pass);
+    }
+}
+
+/// Emits `message` as an error at `op` through MLIR's diagnostic engine.
+pub fn emit_error(op: OperationRef<'_, '_>, message: &str) {
+    let text = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+    unsafe { mlirEmitError(op.location().to_raw(), text.as_ptr()) };
+}
+
+/// A top-level pass manager anchored on `anchor` (`builtin.module`, `any`, ...).
+pub fn pass_manager_on<'c>(context: &'c Context, anchor: &str) -> melior::pass::PassManager<'c> {
+    unsafe {
+        melior::pass::PassManager::from_raw(mlirPassManagerCreateOnOperation(context.to_raw(), string_ref(anchor)))
+    }
+}
+
+/// mlir-opt's `--mlir-print-ir-*` switches, as MLIR's C API takes them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IrPrinting {
+    pub before_all: bool,
+    pub after_all: bool,
+    pub module_scope: bool,
+    pub after_only_on_change: bool,
+    pub after_only_on_failure: bool,
+}
+
+pub fn enable_ir_printing(manager: &melior::pass::PassManager<'_>, printing: IrPrinting, print: PrintOptions) {
+    unsafe {
+        let flags = mlirOpPrintingFlagsCreate();
+        if print.generic {
+            mlirOpPrintingFlagsPrintGenericOpForm(flags);
+        }
+        if print.debug_info {
+            mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
+        }
+        mlirPassManagerEnableIRPrinting(
+            manager.to_raw(),
+            printing.before_all,
+            printing.after_all,
+            printing.module_scope,
+            printing.after_only_on_change,
+            printing.after_only_on_failure,
+            flags,
+            string_ref(""),
+        );
+        mlirOpPrintingFlagsDestroy(flags);
+    }
+}
+
+pub fn enable_timing(manager: &melior::pass::PassManager<'_>) {
+    unsafe { mlirPassManagerEnableTiming(manager.to_raw()) }
+}
+
+pub fn enable_verifier(manager: &melior::pass::PassManager<'_>, enabled: bool) {
+    unsafe { mlirPassManagerEnableVerifier(manager.to_raw(), enabled) }
+}
+
+/// Runs `manager` on `op`; failures were reported to the diagnostic handlers.
+pub fn run_pass_manager(manager: &melior::pass::PassManager<'_>, op: OperationRef<'_, '_>) -> bool {
+    unsafe { mlirPassManagerRunOnOp(manager.to_raw(), op.to_raw()).value != 0 }
+}
+
+/// Runs MLIR's verifier on `op`; failures go to the diagnostic handlers.
+pub fn verify(op: OperationRef<'_, '_>) -> bool {
+    unsafe { mlirOperationVerify(op.to_raw()) }
+}
