@@ -1,0 +1,47 @@
+# lit configuration for cclir's golden tests: `ccl-opt ... | FileCheck %s`.
+#
+# Run with LLVM's own lit:  /usr/lib/llvm-22/bin/lit -sv lit-tests
+# `cargo test --test lit` builds ccl-opt and runs this suite.
+
+import os
+import shutil
+
+import lit.formats
+
+config.name = "cclir"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py"]
+
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+repo_root = os.path.dirname(config.test_source_root)
+
+# Build outputs go outside the source tree.
+target_dir = os.environ.get("CARGO_TARGET_DIR", os.path.join(repo_root, "target"))
+profile = os.environ.get("CCLIR_PROFILE", "debug")
+config.test_exec_root = os.path.join(target_dir, "lit", profile)
+
+llvm_bin = os.environ.get("LLVM_TOOLS_DIR", "/usr/lib/llvm-22/bin")
+cclir_bin = os.environ.get("CCLIR_BIN_DIR", os.path.join(target_dir, profile))
+
+# Our tools first, then LLVM's FileCheck, not, count, split-file, mlir-opt.
+path = os.pathsep.join([cclir_bin, llvm_bin, config.environment.get("PATH", os.environ["PATH"])])
+config.environment["PATH"] = path
+for passthrough in ["HOME", "TMPDIR", "LANG", "LC_ALL"]:
+    if passthrough in os.environ:
+        config.environment[passthrough] = os.environ[passthrough]
+
+irdl_file = os.path.join(repo_root, "src", "dialect", "ccl.irdl.mlir")
+config.substitutions.append(("%irdl", irdl_file))
+config.substitutions.append(("%repo", repo_root))
+config.substitutions.append(("%examples", os.path.join(repo_root, "examples")))
+
+for tool in ["ccl-opt", "ccl-gen"]:
+    if os.path.exists(os.path.join(cclir_bin, tool)):
+        config.available_features.add(tool)
+for tool in ["mlir-opt", "FileCheck", "not", "split-file"]:
+    if shutil.which(tool, path=path):
+        config.available_features.add(tool)
+if os.geteuid() == 0:
+    # root ignores file permissions; unreadable-file tests cannot fail as root.
+    config.available_features.add("root")
