@@ -2,13 +2,16 @@
 //! and statistics; `framework` holds what every pass shares with the driver.
 
 pub mod framework;
+pub mod insert_comm_fence;
+pub mod ir;
 pub mod names;
 
 use framework::{PassInfo, PipelineInfo};
 
 /// Every registered ccl pass, in `--list-passes` order.
 pub fn all_passes() -> &'static [&'static PassInfo] {
-    &[]
+    static PASSES: &[&PassInfo] = &[&insert_comm_fence::INFO];
+    PASSES
 }
 
 /// Every registered named pipeline.
