@@ -5,12 +5,13 @@ pub mod framework;
 pub mod insert_comm_fence;
 pub mod ir;
 pub mod names;
+pub mod verify_comm_order;
 
 use framework::{PassInfo, PipelineInfo};
 
 /// Every registered ccl pass, in `--list-passes` order.
 pub fn all_passes() -> &'static [&'static PassInfo] {
-    static PASSES: &[&PassInfo] = &[&insert_comm_fence::INFO];
+    static PASSES: &[&PassInfo] = &[&insert_comm_fence::INFO, &verify_comm_order::INFO];
     PASSES
 }
 

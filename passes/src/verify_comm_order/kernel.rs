@@ -1,0 +1,414 @@
+//! The InCore kernel checker: a forward may-analysis of pending obligations
+//! (`lattice`) over the structured control flow of one function.
+//!
+//! Every region is walked once with source generation on ("walk 1"); a loop
+//! may add one more walk of its body with only the facts that came around
+//! the back edge and were not there before ("the delta walk"), and a walk
+//! whose incoming delta is empty is skipped. No walk iterates to a fixpoint:
+//!
+//! * The facts entering a loop from outside, through any number of
+//!   iterations, are the closure `close(X)` under the body's summary (a
+//!   reflexive closure: facts stay, and stage 1 may become stage 2). One walk
+//!   of the body with `close(X)` finds every sink they reach in any
+//!   iteration.
+//! * The facts the body generates that reach its end (the back edge) are
+//!   found by that same walk; closing them and walking once more (without
+//!   generating again) finds every sink they reach in later iterations.
+//!
+//! Both follow from distributivity: walking with a union of facts is the
+//! union of walking with each. So a function costs one walk of every region,
+//! plus a delta walk of a loop body only where obligations actually cross a
+//! back edge (none at all in a program whose markers are in place).
+
+use super::{
+    lattice::{Rel, State, Summary, ENTRY, OPAQUE},
+    model::{Event, EventKind, Function, Node, OpHandle, Region},
+};
+use std::collections::HashMap;
+
+/// What kind of obligation a source op creates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SourceKind {
+    Local,
+    Remote,
+    Opaque,
+    Wait,
+}
+
+/// What was still missing when the obligation reached the sink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Missing {
+    /// The invalidate (and the fence after it).
+    Invalidate,
+    /// The fence after the invalidate.
+    Fence,
+    /// The whole-GM invalidate after a wait.
+    WaitInvalidate,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SinkKind {
+    Notify,
+    Return,
+    GmRead,
+}
+
+/// One (source, sink) pair: a path from the source reaches the sink with
+/// the obligation still pending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Violation {
+    pub source: OpHandle,
+    pub source_order: u32,
+    pub source_kind: SourceKind,
+    pub sink: OpHandle,
+    pub sink_order: u32,
+    pub sink_kind: SinkKind,
+    pub missing: Missing,
+}
+
+/// The checker's answer for one function.
+#[derive(Clone, Debug, Default)]
+pub struct KernelReport {
+    /// Sorted by (source, sink) program order, one per pair.
+    pub violations: Vec<Violation>,
+    /// The first GM read (program order) that a path from the function's
+    /// entry reaches without a whole-GM invalidate (`None`: the kernel is
+    /// safe to launch after a collective).
+    pub unprotected_read: Option<(u32, OpHandle)>,
+    /// Walks of a loop body beyond the first (statistics).
+    pub delta_walks: u64,
+}
+
+/// Checks one InCore function.
+pub fn check(function: &Function) -> KernelReport {
+    let Some(body) = &function.body else {
+        return KernelReport::default();
+    };
+    let mut walker = Walker {
+        summaries: vec![None; function.region_count as usize],
+        sources: HashMap::new(),
+        found: HashMap::new(),
+        unprotected_read: None,
+        delta_walks: 0,
+    };
+    let mut entry = State::default();
+    entry.waits.insert(ENTRY);
+    walker.region(body, entry, true);
+    let mut violations: Vec<Violation> = walker.found.into_values().collect();
+    violations.sort_by_key(|v| (v.source_order, v.sink_order));
+    KernelReport { violations, unprotected_read: walker.unprotected_read, delta_walks: walker.delta_walks }
+}
+
+/// One iteration of a repeated construct.
+enum Iteration<'n> {
+    /// A loop body.
+    Body(&'n Region),
+    /// `scf.while`: before, then after; the loop exits after `before`.
+    While(&'n Region, &'n Region),
+    /// Any one of these regions.
+    AnyRegion(&'n [Region]),
+    /// Any one of these blocks (the non-entry blocks of a region).
+    AnyBlock(&'n [Vec<Node>]),
+}
+
+struct Walker {
+    summaries: Vec<Option<Summary>>,
+    sources: HashMap<u32, (OpHandle, SourceKind)>,
+    found: HashMap<(u32, u32), Violation>,
+    unprotected_read: Option<(u32, OpHandle)>,
+    delta_walks: u64,
+}
+
+impl Walker {
+    // -- summaries -------------------------------------------------------
+
+    fn summary(&mut self, region: &Region) -> Summary {
+        if let Some(Some(known)) = self.summaries.get(region.id as usize) {
+            return known.clone();
+        }
+        let summary = match region.blocks.as_slice() {
+            [] => Summary::identity(),
+            [block] => self.block_summary(block),
+            [entry, rest @ ..] => {
+                let any = rest.iter().fold(None::<Summary>, |acc, block| {
+                    let s = self.block_summary(block);
+                    Some(match acc {
+                        Some(acc) => acc.or(&s),
+                        None => s,
+                    })
+                });
+                let entry = self.block_summary(entry);
+                entry.then(&any.unwrap_or_else(Summary::identity).star())
+            }
+        };
+        if let Some(slot) = self.summaries.get_mut(region.id as usize) {
+            *slot = Some(summary.clone());
+        }
+        summary
+    }
+
+    fn block_summary(&mut self, nodes: &[Node]) -> Summary {
+        let mut acc = Summary::identity();
+        for node in nodes {
+            if let Some(s) = self.node_summary(node) {
+                acc = acc.then(&s);
+            }
+        }
+        acc
+    }
+
+    fn any_summary(&mut self, regions: &[Region]) -> Summary {
+        let mut acc: Option<Summary> = None;
+        for region in regions {
+            let s = self.summary(region);
+            acc = Some(match acc {
+                Some(acc) => acc.or(&s),
+                None => s,
+            });
+        }
+        acc.unwrap_or_else(Summary::identity)
+    }
+
+    /// `None` for the identity (most ops).
+    fn node_summary(&mut self, node: &Node) -> Option<Summary> {
+        Some(match node {
+            Node::Event(event) => match event.kind {
+                EventKind::Fence => Summary::uniform(Rel::FENCE),
+                EventKind::Invalidate(Some(window)) => Summary::invalidate_window(window),
+                EventKind::Invalidate(None) => Summary::uniform(Rel::INVALIDATE),
+                _ => return None,
+            },
+            Node::If { then, otherwise } => {
+                let then = self.summary(then);
+                let otherwise = match otherwise {
+                    Some(region) => self.summary(region),
+                    None => Summary::identity(),
+                };
+                then.or(&otherwise)
+            }
+            Node::Switch { cases } => self.any_summary(cases),
+            Node::Loop { body, .. } => self.summary(body).star(),
+            Node::While { before, after } => {
+                let before = self.summary(before);
+                let after = self.summary(after);
+                before.then(&after.then(&before).star())
+            }
+            Node::Scope { body } => self.summary(body),
+            Node::Opaque { regions } => self.any_summary(regions).star(),
+        })
+    }
+
+    fn iteration_summary(&mut self, iteration: &Iteration<'_>) -> Summary {
+        match iteration {
+            Iteration::Body(body) => self.summary(body),
+            Iteration::While(before, after) => {
+                let before = self.summary(before);
+                before.then(&self.summary(after))
+            }
+            Iteration::AnyRegion(regions) => self.any_summary(regions),
+            Iteration::AnyBlock(blocks) => {
+                let mut acc: Option<Summary> = None;
+                for block in blocks.iter() {
+                    let s = self.block_summary(block);
+                    acc = Some(match acc {
+                        Some(acc) => acc.or(&s),
+                        None => s,
+                    });
+                }
+                acc.unwrap_or_else(Summary::identity)
+            }
+        }
+    }
+
+    // -- walks -----------------------------------------------------------
+
+    fn region(&mut self, region: &Region, state: State, gens: bool) -> State {
+        if !gens && state.is_empty() {
+            return state;
+        }
+        match region.blocks.as_slice() {
+            [] => state,
+            [block] => self.block(block, state, gens),
+            [entry, rest @ ..] => {
+                // Unstructured control flow: the entry block, then any other
+                // block, any number of times, in any order.
+                let state = self.block(entry, state, gens);
+                self.repeat(&Iteration::AnyBlock(rest), state, gens).0
+            }
+        }
+    }
+
+    fn block(&mut self, nodes: &[Node], mut state: State, gens: bool) -> State {
+        for node in nodes {
+            if !gens && state.is_empty() {
+                break;
+            }
+            self.node(node, &mut state, gens);
+        }
+        state
+    }
+
+    /// Walks one iteration; returns (the state where the construct may
+    /// exit, the state at the end of the iteration).
+    fn iterate(&mut self, iteration: &Iteration<'_>, state: State, gens: bool) -> (State, State) {
+        match iteration {
+            Iteration::Body(body) => {
+                let end = self.region(body, state, gens);
+                (end.clone(), end)
+            }
+            Iteration::While(before, after) => {
+                let exit = self.region(before, state, gens);
+                let end = self.region(after, exit.clone(), gens);
+                (exit, end)
+            }
+            Iteration::AnyRegion(regions) => {
+                let mut end = State::default();
+                for region in regions.iter() {
+                    end.union_with(&self.region(region, state.clone(), gens));
+                }
+                (end.clone(), end)
+            }
+            Iteration::AnyBlock(blocks) => {
+                let mut end = State::default();
+                for block in blocks.iter() {
+                    end.union_with(&self.block(block, state.clone(), gens));
+                }
+                (end.clone(), end)
+            }
+        }
+    }
+
+    /// Zero or more iterations. Returns (the state at the loop header, the
+    /// union of the exit states of `iterate`).
+    fn repeat(&mut self, iteration: &Iteration<'_>, entry: State, gens: bool) -> (State, State) {
+        let closure = self.iteration_summary(iteration).star();
+        let mut header = entry;
+        header.close(&closure);
+        let (mut exit, end) = self.iterate(iteration, header.clone(), gens);
+        if gens {
+            let mut carried = end.minus(&header);
+            carried.close(&closure);
+            let carried = carried.minus(&header);
+            if !carried.is_empty() {
+                self.delta_walks += 1;
+                let (exit2, _) = self.iterate(iteration, carried.clone(), false);
+                exit.union_with(&exit2);
+                header.union_with(&carried);
+            }
+        }
+        (header, exit)
+    }
+
+    fn node(&mut self, node: &Node, state: &mut State, gens: bool) {
+        match node {
+            Node::Event(event) => self.event(event, state, gens),
+            Node::If { then, otherwise } => {
+                let incoming = std::mem::take(state);
+                let mut joined = self.region(then, incoming.clone(), gens);
+                let other = match otherwise {
+                    Some(region) => self.region(region, incoming, gens),
+                    None => incoming,
+                };
+                joined.union_with(&other);
+                *state = joined;
+            }
+            Node::Switch { cases } => {
+                let incoming = std::mem::take(state);
+                let mut joined = State::default();
+                for case in cases {
+                    joined.union_with(&self.region(case, incoming.clone(), gens));
+                }
+                *state = joined;
+            }
+            Node::Loop { body, .. } => {
+                // InCore: a parallel loop's iterations may also run one after
+                // another on the core, so it is treated as sequential.
+                let incoming = std::mem::take(state);
+                *state = self.repeat(&Iteration::Body(body), incoming, gens).0;
+            }
+            Node::While { before, after } => {
+                let incoming = std::mem::take(state);
+                *state = self.repeat(&Iteration::While(before, after), incoming, gens).1;
+            }
+            Node::Scope { body } => {
+                let incoming = std::mem::take(state);
+                *state = self.region(body, incoming, gens);
+            }
+            Node::Opaque { regions } => {
+                let incoming = std::mem::take(state);
+                *state = self.repeat(&Iteration::AnyRegion(regions), incoming, gens).0;
+            }
+        }
+    }
+
+    fn event(&mut self, event: &Event, state: &mut State, gens: bool) {
+        match &event.kind {
+            EventKind::Store { window: Some(window) } => {
+                if gens {
+                    self.sources.insert(event.order, (event.op, SourceKind::Local));
+                    state.need_invalidate.entry(*window).or_default().insert(event.order);
+                }
+            }
+            EventKind::RemoteStore => {
+                if gens {
+                    self.sources.insert(event.order, (event.op, SourceKind::Remote));
+                    state.need_fence.insert(event.order);
+                }
+            }
+            EventKind::Call { .. } => {
+                if gens {
+                    self.sources.insert(event.order, (event.op, SourceKind::Opaque));
+                    state.need_invalidate.entry(OPAQUE).or_default().insert(event.order);
+                }
+            }
+            EventKind::Wait => {
+                if gens {
+                    self.sources.insert(event.order, (event.op, SourceKind::Wait));
+                    state.waits.insert(event.order);
+                }
+            }
+            EventKind::Fence => state.fence(),
+            EventKind::Invalidate(Some(window)) => state.invalidate_window(*window),
+            EventKind::Invalidate(None) => state.invalidate_all(),
+            EventKind::Notify | EventKind::Return => {
+                let sink_kind = if event.kind == EventKind::Notify { SinkKind::Notify } else { SinkKind::Return };
+                let stage1: Vec<u32> = state.need_invalidate.values().flatten().copied().collect();
+                for source in stage1 {
+                    self.hit(source, event, sink_kind, Missing::Invalidate);
+                }
+                let stage2: Vec<u32> = state.need_fence.iter().copied().collect();
+                for source in stage2 {
+                    self.hit(source, event, sink_kind, Missing::Fence);
+                }
+            }
+            EventKind::GmRead => {
+                let waits: Vec<u32> = state.waits.iter().copied().collect();
+                for source in waits {
+                    if source == ENTRY {
+                        if self.unprotected_read.is_none_or(|(order, _)| event.order < order) {
+                            self.unprotected_read = Some((event.order, event.op));
+                        }
+                    } else {
+                        self.hit(source, event, SinkKind::GmRead, Missing::WaitInvalidate);
+                    }
+                }
+            }
+            EventKind::Store { window: None } | EventKind::Collective => {}
+        }
+    }
+
+    fn hit(&mut self, source: u32, sink: &Event, sink_kind: SinkKind, missing: Missing) {
+        let Some(&(source_op, source_kind)) = self.sources.get(&source) else {
+            return;
+        };
+        self.found.entry((source, sink.order)).or_insert(Violation {
+            source: source_op,
+            source_order: source,
+            source_kind,
+            sink: sink.op,
+            sink_order: sink.order,
+            sink_kind,
+            missing,
+        });
+    }
+}

@@ -1,0 +1,257 @@
+//! The abstract domain of the kernel checker.
+//!
+//! A *fact* is a pending obligation: "source op `s` (a publish or a wait)
+//! has not yet been made safe". Publish facts have a stage:
+//!
+//! * stage 1 (`NeedInvalidate`): waiting for the invalidate (the region
+//!   `ccl.cacheinvalid(W)` of its window for a local publish, or whole-GM
+//!   `ccl.cacheinvalid()`, which invalidates every window; only the whole-GM
+//!   form for an opaque publish);
+//! * stage 2 (`NeedFence`): invalidated, waiting for a `ccl.fence`. A remote
+//!   publish starts here.
+//!
+//! A fence discharges stage 2 and leaves stage 1 alone (a fence *before*
+//! the invalidate does not count); an invalidate moves stage 1 to stage 2.
+//! Wait facts have one stage and are discharged by a whole-GM invalidate.
+//!
+//! A program point's state is the *set* of facts that are pending on at
+//! least one path to it (a may-analysis: the join is union). The set is
+//! finite (at most two facts per source op), every transfer function is
+//! monotone and distributive, and a fact's stage only moves forward, so
+//! fixpoints are reached fast; `Summary` makes loops cost one extra walk at
+//! most instead of an iteration count (see `kernel`).
+
+use super::model::WindowId;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The window key of an opaque publish: no region invalidate matches it.
+pub const OPAQUE: WindowId = WindowId::MAX;
+
+/// The source id of the virtual fact "the kernel has started and not yet
+/// invalidated whole-GM" (the Phase B prologue check).
+pub const ENTRY: u32 = u32::MAX;
+
+/// How a region moves one publish fact between stages, over all paths
+/// through it: bit 0 = stage 1 can leave as stage 1, bit 1 = stage 1 can
+/// leave as stage 2, bit 2 = stage 2 can leave as stage 2. (Stages never go
+/// back.) A region's relation for window W depends on W only through the
+/// region invalidates of W it contains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rel(u8);
+
+impl Rel {
+    pub const IDENTITY: Rel = Rel(0b101);
+    /// `ccl.fence`: stage 1 stays, stage 2 is discharged.
+    pub const FENCE: Rel = Rel(0b001);
+    /// An invalidate that applies: stage 1 becomes stage 2.
+    pub const INVALIDATE: Rel = Rel(0b110);
+
+    pub fn keeps_1(self) -> bool {
+        self.0 & 1 != 0
+    }
+    pub fn advances_1(self) -> bool {
+        self.0 & 2 != 0
+    }
+    pub fn keeps_2(self) -> bool {
+        self.0 & 4 != 0
+    }
+
+    /// `self` then `next`.
+    pub fn then(self, next: Rel) -> Rel {
+        let s11 = self.keeps_1() && next.keeps_1();
+        let s12 = (self.keeps_1() && next.advances_1()) || (self.advances_1() && next.keeps_2());
+        let s22 = self.keeps_2() && next.keeps_2();
+        Rel(s11 as u8 | (s12 as u8) << 1 | (s22 as u8) << 2)
+    }
+
+    /// Either path.
+    pub fn or(self, other: Rel) -> Rel {
+        Rel(self.0 | other.0)
+    }
+
+    /// Zero or more repetitions (reflexive-transitive closure).
+    pub fn star(self) -> Rel {
+        let mut acc = Rel::IDENTITY;
+        loop {
+            let next = acc.or(acc.then(self));
+            if next == acc {
+                return acc;
+            }
+            acc = next;
+        }
+    }
+}
+
+/// A region's effect on publish facts: one relation for every window the
+/// region does not region-invalidate (and for opaque and remote publishes),
+/// and one per window it does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    pub default: Rel,
+    pub windows: BTreeMap<WindowId, Rel>,
+}
+
+impl Summary {
+    pub fn identity() -> Self {
+        Summary { default: Rel::IDENTITY, windows: BTreeMap::new() }
+    }
+
+    pub fn uniform(rel: Rel) -> Self {
+        Summary { default: rel, windows: BTreeMap::new() }
+    }
+
+    /// The summary of `ccl.cacheinvalid(window)`.
+    pub fn invalidate_window(window: WindowId) -> Self {
+        let mut windows = BTreeMap::new();
+        windows.insert(window, Rel::INVALIDATE);
+        Summary { default: Rel::IDENTITY, windows }
+    }
+
+    pub fn rel(&self, window: WindowId) -> Rel {
+        self.windows.get(&window).copied().unwrap_or(self.default)
+    }
+
+    fn combine(&self, other: &Summary, op: impl Fn(Rel, Rel) -> Rel) -> Summary {
+        let mut windows = BTreeMap::new();
+        for &window in self.windows.keys().chain(other.windows.keys()) {
+            windows.entry(window).or_insert_with(|| op(self.rel(window), other.rel(window)));
+        }
+        Summary { default: op(self.default, other.default), windows }
+    }
+
+    pub fn then(&self, next: &Summary) -> Summary {
+        if next.windows.is_empty() && next.default == Rel::IDENTITY {
+            return self.clone();
+        }
+        self.combine(next, Rel::then)
+    }
+
+    pub fn or(&self, other: &Summary) -> Summary {
+        self.combine(other, Rel::or)
+    }
+
+    pub fn star(&self) -> Summary {
+        Summary {
+            default: self.default.star(),
+            windows: self.windows.iter().map(|(&w, &r)| (w, r.star())).collect(),
+        }
+    }
+}
+
+/// A set of source ids.
+pub type Sources = BTreeSet<u32>;
+
+/// The facts pending at a program point.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    /// Stage-1 publish facts, by the window they wait for (`OPAQUE` for
+    /// opaque publishes).
+    pub need_invalidate: BTreeMap<WindowId, Sources>,
+    /// Stage-2 publish facts (any window: a fence is all they need).
+    pub need_fence: Sources,
+    /// Wait facts (and `ENTRY`).
+    pub waits: Sources,
+}
+
+impl State {
+    pub fn is_empty(&self) -> bool {
+        self.need_invalidate.is_empty() && self.need_fence.is_empty() && self.waits.is_empty()
+    }
+
+    pub fn union_with(&mut self, other: &State) {
+        for (&window, sources) in &other.need_invalidate {
+            self.need_invalidate.entry(window).or_default().extend(sources.iter().copied());
+        }
+        self.need_fence.extend(other.need_fence.iter().copied());
+        self.waits.extend(other.waits.iter().copied());
+    }
+
+    /// The facts of `self` that are not in `other`.
+    pub fn minus(&self, other: &State) -> State {
+        let mut out = State::default();
+        for (&window, sources) in &self.need_invalidate {
+            let rest: Sources = match other.need_invalidate.get(&window) {
+                Some(known) => sources.difference(known).copied().collect(),
+                None => sources.clone(),
+            };
+            if !rest.is_empty() {
+                out.need_invalidate.insert(window, rest);
+            }
+        }
+        out.need_fence = self.need_fence.difference(&other.need_fence).copied().collect();
+        out.waits = self.waits.difference(&other.waits).copied().collect();
+        out
+    }
+
+    /// Applies the closure `summary` (reflexive: every fact stays), adding
+    /// the stage-2 facts that stage-1 facts can become.
+    pub fn close(&mut self, closure: &Summary) {
+        for (&window, sources) in &self.need_invalidate {
+            if closure.rel(window).advances_1() {
+                self.need_fence.extend(sources.iter().copied());
+            }
+        }
+    }
+
+    /// `ccl.fence`.
+    pub fn fence(&mut self) {
+        self.need_fence.clear();
+    }
+
+    /// `ccl.cacheinvalid(window)`.
+    pub fn invalidate_window(&mut self, window: WindowId) {
+        if let Some(sources) = self.need_invalidate.remove(&window) {
+            self.need_fence.extend(sources);
+        }
+    }
+
+    /// Whole-GM `ccl.cacheinvalid()`.
+    pub fn invalidate_all(&mut self) {
+        for (_, sources) in std::mem::take(&mut self.need_invalidate) {
+            self.need_fence.extend(sources);
+        }
+        self.waits.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relations_compose_and_close() {
+        assert_eq!(Rel::FENCE.then(Rel::INVALIDATE), Rel(0b010));
+        assert_eq!(Rel::INVALIDATE.then(Rel::FENCE), Rel(0b000));
+        assert_eq!(Rel::FENCE.then(Rel::INVALIDATE).star(), Rel(0b111));
+        assert_eq!(Rel::FENCE.star(), Rel::IDENTITY);
+        assert_eq!(Rel::IDENTITY.then(Rel::FENCE), Rel::FENCE);
+        // Either branch: fence or nothing.
+        assert_eq!(Rel::FENCE.or(Rel::IDENTITY), Rel::IDENTITY);
+    }
+
+    #[test]
+    fn summaries_track_windows_separately() {
+        let s = Summary::invalidate_window(3).then(&Summary::uniform(Rel::FENCE));
+        assert_eq!(s.rel(3), Rel(0b000));
+        assert_eq!(s.rel(4), Rel::FENCE);
+        let whole = Summary::uniform(Rel::INVALIDATE);
+        assert_eq!(Summary::invalidate_window(3).then(&whole).rel(3), Rel::INVALIDATE);
+    }
+
+    #[test]
+    fn state_transfers() {
+        let mut state = State::default();
+        state.need_invalidate.entry(1).or_default().insert(10);
+        state.need_invalidate.entry(OPAQUE).or_default().insert(11);
+        state.waits.insert(12);
+        state.fence();
+        assert_eq!(state.need_invalidate.len(), 2);
+        state.invalidate_window(1);
+        assert_eq!(state.need_fence, [10].into_iter().collect());
+        state.invalidate_all();
+        assert!(state.waits.is_empty());
+        assert_eq!(state.need_fence, [10, 11].into_iter().collect());
+        state.fence();
+        assert!(state.is_empty());
+    }
+}
