@@ -177,6 +177,11 @@ impl Session {
         self.sink.take()
     }
 
+    /// Renders one diagnostic whose caret underlines `range` characters.
+    pub fn render_with_range(&self, diagnostic: &Diagnostic, range: Option<usize>) -> String {
+        diagnostics::render_with_range(diagnostic, &self.sources.borrow(), range)
+    }
+
     /// Renders diagnostics as mlir-opt prints them, source lines included.
     pub fn render(&self, diagnostics: &[Diagnostic]) -> String {
         diagnostics::render_all(diagnostics, &self.sources.borrow())
