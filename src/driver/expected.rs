@@ -63,8 +63,9 @@ fn regex_of(text: &str) -> Result<Regex, String> {
 
 /// Collects the expectations of `text`.
 pub fn parse(text: &str) -> Result<Vec<Expectation>, BadExpectation> {
-    let mut expectations = Vec::new();
     let lines: Vec<&str> = text.split('\n').collect();
+    let designator: Vec<bool> = lines.iter().map(|line| directive().is_match(line)).collect();
+    let mut expectations = Vec::new();
     for (index, line) in lines.iter().enumerate() {
         let comment_line = index as u32 + 1;
         let Some(captures) = directive().captures(line) else { continue };
@@ -76,19 +77,25 @@ pub fn parse(text: &str) -> Result<Vec<Expectation>, BadExpectation> {
             "note" => Severity::Note,
             _ => Severity::Remark,
         };
+        // `@above` and `@below` skip lines that are themselves expected-*
+        // lines, so several expectations can stack above or below one op.
         let target = match captures.get(4).map(|m| m.as_str()) {
-            None => comment_line as i64,
-            Some("above") => comment_line as i64 - 1,
-            Some("below") => comment_line as i64 + 1,
-            Some(offset) => comment_line as i64 + offset.parse::<i64>().unwrap_or(0),
+            None => Some(index),
+            Some("above") => (0..index).rev().find(|&i| !designator[i]),
+            // A dangling `@below` applies to the last line, as in MLIR.
+            Some("below") => (index + 1..lines.len()).find(|&i| !designator[i]).or(Some(lines.len() - 1)),
+            Some(offset) => {
+                let target = index as i64 + offset.parse::<i64>().unwrap_or(0);
+                (0..lines.len() as i64).contains(&target).then_some(target as usize)
+            }
         };
-        if target < 1 || target as usize > lines.len() {
+        let Some(target) = target else {
             return Err(BadExpectation {
                 line: comment_line,
                 col: comment_col,
                 message: "expected diagnostic line is out of range of the file".to_string(),
             });
-        }
+        };
         let text = captures[5].to_string();
         let matcher = if captures.get(2).is_some() {
             Matcher::Regex(regex_of(&text).map_err(|message| BadExpectation {
@@ -101,7 +108,7 @@ pub fn parse(text: &str) -> Result<Vec<Expectation>, BadExpectation> {
         };
         expectations.push(Expectation {
             severity,
-            line: target as u32,
+            line: target as u32 + 1,
             comment_line,
             comment_col,
             text,
@@ -125,8 +132,10 @@ impl Verdict {
     }
 }
 
-fn matches(expectation: &Expectation, diagnostic: &Diagnostic, buffer: &str) -> bool {
-    if expectation.matched || expectation.severity != diagnostic.severity {
+/// Whether `expectation` is on the diagnostic's line with matching text;
+/// the severity is compared by the caller (a wrong one is a near miss).
+fn matches_text(expectation: &Expectation, diagnostic: &Diagnostic, buffer: &str) -> bool {
+    if expectation.matched {
         return false;
     }
     let SourceLoc::File { file, line, .. } = &diagnostic.loc else { return false };
@@ -139,19 +148,57 @@ fn matches(expectation: &Expectation, diagnostic: &Diagnostic, buffer: &str) -> 
     }
 }
 
+/// The note MLIR attaches to verifier errors for the terminal; mlir-opt
+/// turns it off under --verify-diagnostics, and the C API cannot.
+fn is_current_operation_note(diagnostic: &Diagnostic) -> bool {
+    diagnostic.severity == Severity::Note && diagnostic.message.starts_with("see current operation: ")
+}
+
 /// Checks `diagnostics` (notes included, each on its own) against
 /// `expectations`. Problems carry an optional caret-range length.
 pub fn check(mut expectations: Vec<Expectation>, diagnostics: &[Diagnostic], buffer: &str) -> Verdict {
     let mut verdict = Verdict::default();
-    let flat = diagnostics.iter().flat_map(|d| std::iter::once(d).chain(d.notes.iter()));
+    let flat = diagnostics
+        .iter()
+        .flat_map(|d| std::iter::once(d).chain(d.notes.iter()))
+        .filter(|d| !is_current_operation_note(d));
     for diagnostic in flat {
-        match expectations.iter_mut().find(|e| matches(e, diagnostic, buffer)) {
-            Some(expectation) => expectation.matched = true,
-            None => {
-                let message = format!("unexpected {}: {}", diagnostic.severity, diagnostic.message);
-                verdict.problems.push((Diagnostic::error(diagnostic.loc.clone(), message), None));
+        let mut near_miss = None;
+        let mut matched = false;
+        for (index, expectation) in expectations.iter_mut().enumerate() {
+            if matches_text(expectation, diagnostic, buffer) {
+                if expectation.severity == diagnostic.severity {
+                    expectation.matched = true;
+                    matched = true;
+                    break;
+                }
+                near_miss = Some(index);
             }
         }
+        if matched {
+            continue;
+        }
+        let problem = match near_miss {
+            Some(index) => {
+                let expectation = &expectations[index];
+                Diagnostic::error(
+                    SourceLoc::File {
+                        file: buffer.to_string(),
+                        line: expectation.comment_line,
+                        col: expectation.comment_col,
+                    },
+                    format!(
+                        "'{}' diagnostic emitted when expecting a '{}'",
+                        diagnostic.severity, expectation.severity
+                    ),
+                )
+            }
+            None => Diagnostic::error(
+                diagnostic.loc.clone(),
+                format!("unexpected {}: {}", diagnostic.severity, diagnostic.message),
+            ),
+        };
+        verdict.problems.push((problem, None));
     }
     for expectation in expectations.iter().filter(|e| !e.matched) {
         let loc = SourceLoc::File {
@@ -178,7 +225,8 @@ mod tests {
         let text = "a\n// expected-error @+1 {{one}}\nb\n// expected-warning @-3 {{two}}\nc // expected-note {{three}}\n// expected-remark@above {{four}}\n// expected-error @below {{five}}\nx";
         let e = parse(text).unwrap();
         let lines: Vec<u32> = e.iter().map(|e| e.line).collect();
-        assert_eq!(lines, vec![3, 1, 5, 5, 8]);
+        // @above skips the expected-* lines 4 to 6 and lands on `b`.
+        assert_eq!(lines, vec![3, 1, 5, 3, 8]);
         assert_eq!(e[0].comment_col, 4);
     }
 

@@ -10,22 +10,19 @@ pub struct Chunk {
     pub text: String,
 }
 
-/// Splits `text` at lines that start (after blanks) with `marker`.
+/// Splits `text` at every occurrence of `marker`, as mlir-opt does (the
+/// marker need not start a line: text before it on its line stays with the
+/// chunk above).
 pub fn split(text: &str, marker: &str) -> Vec<Chunk> {
     let mut chunks = Vec::new();
-    let mut current = String::new();
-    let mut line_number = 0usize;
-    for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with(marker) {
-            chunks.push(Chunk { text: std::mem::take(&mut current) });
-            line_number += 1;
-            current = "\n".repeat(line_number);
-            continue;
-        }
-        current.push_str(line);
-        line_number += 1;
+    let mut newlines_before = 0usize;
+    for piece in text.split(marker) {
+        let mut chunk = String::with_capacity(newlines_before + piece.len());
+        chunk.extend(std::iter::repeat_n('\n', newlines_before));
+        chunk.push_str(piece);
+        newlines_before += piece.matches('\n').count();
+        chunks.push(Chunk { text: chunk });
     }
-    chunks.push(Chunk { text: current });
     chunks
 }
 
@@ -38,7 +35,7 @@ mod tests {
         let chunks = split("a\n// -----\nb\nc\n  // -----\nd", "// -----");
         assert_eq!(chunks.len(), 3);
         assert_eq!(chunks[0].text, "a\n");
-        assert_eq!(chunks[1].text, "\n\nb\nc\n");
+        assert_eq!(chunks[1].text, "\n\nb\nc\n  ");
         assert_eq!(chunks[2].text, "\n\n\n\n\nd");
         assert_eq!(chunks[2].text.lines().nth(5), Some("d"));
     }
