@@ -7,14 +7,14 @@ use crate::pipeline::PassRecord;
 /// Lays out MLIR's one-line pipeline text the way `PassManager::dump` does:
 /// one element per line, nested pass managers indented by two spaces.
 pub fn pretty_pipeline(text: &str) -> (usize, String) {
-    let mut out = String::new();
+    let mut layout = Layout::default();
     let mut depth = 0usize;
     let mut brace = 0usize;
     let mut top_level = 0usize;
     let mut element_started = false;
     for c in text.chars() {
         if brace > 0 {
-            out.push(c);
+            layout.push(c);
             match c {
                 '{' => brace += 1,
                 '}' => brace -= 1,
@@ -25,23 +25,22 @@ pub fn pretty_pipeline(text: &str) -> (usize, String) {
         match c {
             '{' => {
                 brace = 1;
-                out.push(c);
+                layout.push(c);
             }
             '(' => {
+                layout.push('(');
                 depth += 1;
-                out.push_str("(\n");
-                out.push_str(&"  ".repeat(depth));
+                layout.newline(depth);
                 element_started = false;
             }
             ')' => {
                 depth -= 1;
-                out.push('\n');
-                out.push_str(&"  ".repeat(depth));
-                out.push(')');
+                layout.newline(depth);
+                layout.push(')');
             }
             ',' => {
-                out.push_str(",\n");
-                out.push_str(&"  ".repeat(depth));
+                layout.push(',');
+                layout.newline(depth);
                 element_started = false;
             }
             c => {
@@ -49,13 +48,34 @@ pub fn pretty_pipeline(text: &str) -> (usize, String) {
                     top_level += 1;
                 }
                 element_started = true;
-                out.push(c);
+                layout.push(c);
             }
         }
     }
-    // An empty nest prints as `name(\n)`.
-    let out = out.replace("(\n  \n", "(\n").replace("(\n\n", "(\n");
-    (top_level, out)
+    (top_level, layout.out)
+}
+
+/// Text with indentation written lazily, at the first character of a line,
+/// so an empty line has no trailing blanks (as llvm's indented stream).
+#[derive(Default)]
+struct Layout {
+    out: String,
+    pending_indent: Option<usize>,
+}
+
+impl Layout {
+    fn push(&mut self, c: char) {
+        if let Some(depth) = self.pending_indent.take() {
+            self.out.push_str(&"  ".repeat(depth));
+        }
+        self.out.push(c);
+    }
+
+    fn newline(&mut self, depth: usize) {
+        self.pending_indent = None;
+        self.out.push('\n');
+        self.pending_indent = Some(depth);
+    }
 }
 
 pub fn pipeline_dump(text: &str) -> String {
