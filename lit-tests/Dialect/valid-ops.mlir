@@ -43,7 +43,7 @@ func.func @every_op(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %gm: 
   "ccl.fence"() : () -> ()
   "ccl.cacheinvalid"(%win) : (memref<64xf32, #ccl.window>) -> ()
   "ccl.cacheinvalid"() : () -> ()
-  %res = "ccl.submit"(%t, %i) {callee = @every_op} : (vector<16xf32>, index) -> i32
+  %res = "ccl.submit"(%i, %i) {callee = @every_op} : (index, index) -> i32
   %c8 = arith.constant 8 : i32
   "ccl.all_to_all_v"(%win, %counts, %win, %counts, %c8) {launch_width = 8 : i64, signal_stride = 8 : i64}
       : (memref<64xf32, #ccl.window>, memref<8xi32>, memref<64xf32, #ccl.window>, memref<8xi32>, i32) -> ()
