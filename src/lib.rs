@@ -16,6 +16,7 @@
 pub mod diagnostics;
 pub mod dialect;
 pub mod driver;
+pub mod generator;
 pub mod ffi;
 pub mod panic;
 pub mod pipeline;

@@ -23,8 +23,8 @@ pub mod orchestration;
 
 use crate::{
     framework::{
-        Anchor, CclPass, Diagnostic, PassContext, PassFailed, PassInfo, PassOptions, PassStep, SourceLoc,
-        StatisticSpec,
+        Anchor, CclPass, Diagnostic, OptionSpec, OptionType, PassContext, PassFailed, PassInfo, PassOptions,
+        PassStep, SourceLoc, StatisticSpec,
     },
     names::FunctionKind,
 };
@@ -53,9 +53,18 @@ static STATISTICS: &[StatisticSpec] = &[
     },
 ];
 
-fn create(_: &PassOptions) -> Box<dyn CclPass> {
-    Box::new(VerifyCommOrder)
+fn create(options: &PassOptions) -> Box<dyn CclPass> {
+    Box::new(VerifyCommOrder { max_errors: options.int(MAX_ERRORS).max(0) as usize })
 }
+
+const MAX_ERRORS: &str = "max-errors";
+
+static OPTIONS: &[OptionSpec] = &[OptionSpec {
+    name: MAX_ERRORS,
+    help: "Report at most this many violations (0: all of them); one last error counts the rest",
+    ty: OptionType::Int { min: 0 },
+    default: "0",
+}];
 
 static STEPS: &[PassStep] = &[PassStep { name: "CclVerifyCommOrder", anchor: Anchor::Module, create }];
 
@@ -70,7 +79,7 @@ pub static INFO: PassInfo = PassInfo {
                   function launched after a publish (directly or through wrappers) invalidates whole-GM before its \
                   first GM read. Each violation is an error at the source with a note at the sink; all are \
                   reported, then the pass fails.",
-    options: &[],
+    options: OPTIONS,
     statistics: STATISTICS,
     steps: STEPS,
 };
@@ -115,7 +124,10 @@ pub fn analyse(module: &Module) -> Findings {
 }
 
 /// The pass.
-pub struct VerifyCommOrder;
+pub struct VerifyCommOrder {
+    /// 0: no limit.
+    pub max_errors: usize,
+}
 
 impl CclPass for VerifyCommOrder {
     fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
@@ -134,8 +146,16 @@ impl CclPass for VerifyCommOrder {
         cx.stats.add(stat::LAUNCHES, findings.launches_checked);
         cx.stats.add(stat::DELTA_WALKS, findings.delta_walks);
         cx.stats.add(stat::VIOLATIONS, findings.violation_count() as u64);
-        for diagnostic in diagnostics(&module, &findings) {
+        let total = findings.violation_count();
+        let shown = if self.max_errors == 0 { total } else { total.min(self.max_errors) };
+        for diagnostic in diagnostics(&module, &findings, shown) {
             cx.report(diagnostic);
+        }
+        if shown < total {
+            cx.report(Diagnostic::error(
+                SourceLoc::of(&op),
+                format!("{} more communication-order violations not shown ({MAX_ERRORS}={})", total - shown, self.max_errors),
+            ));
         }
         if findings.violation_count() > 0 {
             Err(PassFailed)
@@ -190,14 +210,15 @@ fn kernel_note(v: &Violation) -> String {
     }
 }
 
-/// The diagnostics of a run: kernel violations per function in module
-/// order, then Phase B violations in scan order.
-pub fn diagnostics(module: &Module, findings: &Findings) -> Vec<Diagnostic> {
-    let mut out = Vec::with_capacity(findings.violation_count());
-    for (_, v) in &findings.kernel_violations {
+/// The first `limit` diagnostics of a run: kernel violations per function
+/// in module order, then Phase B violations in scan order.
+pub fn diagnostics(module: &Module, findings: &Findings, limit: usize) -> Vec<Diagnostic> {
+    let mut out = Vec::with_capacity(findings.violation_count().min(limit));
+    for (_, v) in findings.kernel_violations.iter().take(limit) {
         out.push(Diagnostic::error(loc(v.source), kernel_message(v)).with_note(loc(v.sink), kernel_note(v)));
     }
-    for v in &findings.launch_violations {
+    let left = limit.saturating_sub(out.len());
+    for v in findings.launch_violations.iter().take(left) {
         let kernel = &module.functions[v.kernel].name;
         let message = match v.wrapper {
             None => format!(

@@ -1,0 +1,65 @@
+//! `ccl-gen`: prints a seeded, deterministic random ccl program (valid MLIR
+//! in generic form) to stdout.
+//!
+//! ```text
+//! ccl-gen --seed 7 --ops 1000 --depth 6 [--functions N]
+//! ```
+use std::io::Write;
+
+const USAGE: &str = "USAGE: ccl-gen [--seed N] [--ops N] [--depth N] [--functions N]\n\
+\n\
+Prints a random, valid ccl program to stdout. The same options give the same program.\n\
+  --seed N       PRNG seed (default 0)\n\
+  --ops N        about how many ops in total (default 200)\n\
+  --depth N      deepest control-flow nesting (default 4)\n\
+  --functions N  how many functions (default: one per ~100 ops, at least 3)\n";
+
+fn parse(args: &[String]) -> Result<cclir::generator::Config, String> {
+    let mut config = cclir::generator::Config::default();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let (key, inline) = match arg.split_once('=') {
+            Some((k, v)) => (k, Some(v.to_string())),
+            None => (arg.as_str(), None),
+        };
+        if key == "--help" || key == "-h" {
+            return Err(String::new());
+        }
+        if !matches!(key, "--seed" | "--ops" | "--depth" | "--functions") {
+            return Err(format!("unknown option '{key}'"));
+        }
+        let value = match inline {
+            Some(v) => v,
+            None => iter.next().cloned().ok_or_else(|| format!("missing value for {key}"))?,
+        };
+        let number: u64 = value.parse().map_err(|_| format!("invalid value '{value}' for {key}: expected a non-negative integer"))?;
+        match key {
+            "--seed" => config.seed = number,
+            "--ops" => config.ops = number as usize,
+            "--depth" => config.depth = number as usize,
+            "--functions" if number > 0 => config.functions = Some(number as usize),
+            "--functions" => return Err("--functions must be at least 1".to_string()),
+            _ => return Err(format!("unknown option '{key}'")),
+        }
+    }
+    Ok(config)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match parse(&args) {
+        Ok(config) => {
+            let text = cclir::generator::generate(&config);
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            if lock.write_all(text.as_bytes()).and_then(|_| lock.flush()).is_err() {
+                std::process::exit(1);
+            }
+        }
+        Err(message) if message.is_empty() => print!("{USAGE}"),
+        Err(message) => {
+            eprintln!("ccl-gen: {message}\n{USAGE}");
+            std::process::exit(2);
+        }
+    }
+}

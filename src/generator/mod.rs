@@ -1,0 +1,584 @@
+//! `ccl-gen`'s logic: a seeded, deterministic generator of valid random ccl
+//! programs, for property tests, fuzzing and benchmarks.
+//!
+//! A program is a module of InCore kernels, orchestration-like functions
+//! (wrappers among them, with recursive call graphs), other functions,
+//! builtin-template kernels and declarations. Bodies use every op of
+//! DIALECT.md and every structured control-flow op (`scf.for`, `scf.while`,
+//! `scf.parallel`, `scf.forall`, `scf.if`, `scf.execute_region`,
+//! `scf.index_switch`), nested up to the requested depth, on window-bound
+//! and plain memrefs (function arguments and local `memref.alloc`s).
+//! Loop bounds and branch conditions sometimes "read memory" and some loops
+//! are pure wait loops, so every classification of the insert pass occurs.
+//!
+//! All functions share one signature, so any function can call any other.
+//! The output verifies under `ccl-opt` and under upstream
+//! `mlir-opt --irdl-file=src/dialect/ccl.irdl.mlir`.
+//!
+//! Generation is one pass over the output, linear in `ops`: the text is
+//! written as it is decided. The PRNG is splitmix64, so a seed gives the same
+//! program on every platform and version of this crate's dependencies.
+
+use std::fmt::Write;
+
+/// What to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub seed: u64,
+    /// About how many ops the module has in total.
+    pub ops: usize,
+    /// The deepest nesting of control-flow ops.
+    pub depth: usize,
+    /// How many functions; `None`: one per ~100 ops (at least 3).
+    pub functions: Option<usize>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { seed: 0, ops: 200, depth: 4, functions: None }
+    }
+}
+
+/// splitmix64: tiny, fast, and the same everywhere.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() >> 11) % n.max(1) as u64) as usize
+    }
+
+    /// True with probability `percent`%.
+    pub fn chance(&mut self, percent: u32) -> bool {
+        self.below(100) < percent as usize
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+const SIGNATURE: &str = "%t: vector<16xf32>, %w0: memref<64xf32, #ccl.window>, %w1: memref<64xf32, #ccl.window>, \
+                         %p: memref<64xf32>, %s: memref<8xi32, #ccl.window>, %cnt: memref<64xi32>, %i: index, \
+                         %n: index, %peer: i32, %one: i32, %c: i1";
+const ARG_TYPES: &str = "vector<16xf32>, memref<64xf32, #ccl.window>, memref<64xf32, #ccl.window>, memref<64xf32>, \
+                         memref<8xi32, #ccl.window>, memref<64xi32>, index, index, i32, i32, i1";
+const CALL_ARGS: &str = "%t, %w0, %w1, %p, %s, %cnt, %i, %n, %peer, %one, %c";
+
+const WINDOW: &str = "memref<64xf32, #ccl.window>";
+const PLAIN: &str = "memref<64xf32>";
+const SIGNAL: &str = "memref<8xi32, #ccl.window>";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    InCore,
+    Orchestration,
+    Other,
+}
+
+struct FunctionPlan {
+    name: String,
+    kind: Kind,
+    attributes: String,
+    declaration: bool,
+    budget: usize,
+}
+
+/// Generates the program `config` describes, as MLIR text.
+pub fn generate(config: &Config) -> String {
+    let mut rng = Rng::new(config.seed ^ 0x00C0_FFEE_D00D_F00D);
+    let count = config.functions.unwrap_or((config.ops / 100).max(3)).max(1);
+    let plans = plan_functions(&mut rng, count, config.ops);
+    let mut out = String::with_capacity(config.ops.saturating_mul(90).min(1 << 30) + 256);
+    out.push_str("module {\n");
+    let names: Vec<(String, Kind)> = plans.iter().map(|p| (p.name.clone(), p.kind)).collect();
+    // The deepest nest goes into the first function with a body.
+    let spine = plans.iter().position(|p| !p.declaration);
+    for (index, plan) in plans.iter().enumerate() {
+        let mut body = Body {
+            rng: Rng::new(rng.next_u64()),
+            out: &mut out,
+            kind: plan.kind,
+            functions: &names,
+            next_value: 0,
+            emitted: 0,
+            indices: vec!["%i".to_string()],
+            windows: vec!["%w0", "%w1"],
+        };
+        body.function(plan, config.depth, spine == Some(index));
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn plan_functions(rng: &mut Rng, count: usize, ops: usize) -> Vec<FunctionPlan> {
+    let per_function = (ops / count).max(1);
+    (0..count)
+        .map(|index| {
+            // The first two are a kernel and an orchestration function, so
+            // every program has both.
+            let kind = match index {
+                0 => Kind::InCore,
+                1 => Kind::Orchestration,
+                _ => match rng.below(20) {
+                    0..=10 => Kind::InCore,
+                    11..=16 => Kind::Orchestration,
+                    _ => Kind::Other,
+                },
+            };
+            let mut attributes = match kind {
+                Kind::InCore => format!("ccl.kind = \"{}\"", rng.pick(&["incore", "aic", "aiv"])),
+                Kind::Orchestration => match rng.below(3) {
+                    0 => "ccl.kind = \"orchestration\"".to_string(),
+                    1 => "ccl.kind = \"graph\"".to_string(),
+                    _ => "ccl.level = \"host\", ccl.role = \"orchestrator\"".to_string(),
+                },
+                Kind::Other => match rng.below(4) {
+                    0 => "ccl.kind = \"group\"".to_string(),
+                    1 => "ccl.kind = \"spmd\"".to_string(),
+                    2 => "ccl.kind = \"opaque\"".to_string(),
+                    _ => String::new(),
+                },
+            };
+            if kind != Kind::Orchestration && rng.chance(8) {
+                if !attributes.is_empty() {
+                    attributes.push_str(", ");
+                }
+                attributes.push_str(&format!("ccl.builtin_template_dir = \"templates/t{index}\""));
+            }
+            let declaration = index > 1 && kind != Kind::Orchestration && rng.chance(5);
+            // Budgets vary by a factor of up to 3 around the mean.
+            let budget = if declaration { 0 } else { (per_function / 2 + rng.below(per_function + 1)).max(1) };
+            FunctionPlan { name: format!("f{index}"), kind, attributes, declaration, budget }
+        })
+        .collect()
+}
+
+struct Body<'o> {
+    rng: Rng,
+    out: &'o mut String,
+    kind: Kind,
+    functions: &'o [(String, Kind)],
+    next_value: usize,
+    /// Ops written in this function.
+    emitted: usize,
+    /// Index values in scope (the argument and enclosing induction variables).
+    indices: Vec<String>,
+    windows: Vec<&'static str>,
+}
+
+impl Body<'_> {
+    fn value(&mut self) -> String {
+        self.next_value += 1;
+        format!("%v{}", self.next_value)
+    }
+
+    fn line(&mut self, indent: usize, text: &str) {
+        for _ in 0..indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+        self.emitted += 1;
+    }
+
+    fn function(&mut self, plan: &FunctionPlan, depth: usize, spine: bool) {
+        let attributes =
+            if plan.attributes.is_empty() { String::new() } else { format!(" attributes {{{}}}", plan.attributes) };
+        if plan.declaration {
+            let _ = writeln!(self.out, "  func.func private @{}({ARG_TYPES}){attributes}", plan.name);
+            return;
+        }
+        let _ = writeln!(self.out, "  func.func @{}({SIGNATURE}){attributes} {{", plan.name);
+        self.line(2, "%c0 = arith.constant 0 : index");
+        self.line(2, "%c1 = arith.constant 1 : index");
+        if self.rng.chance(30) {
+            self.line(2, &format!("%lw = memref.alloc() : {WINDOW}"));
+            self.windows.push("%lw");
+        }
+        let budget = plan.budget.saturating_sub(3);
+        if spine && depth > 0 {
+            self.spine(2, depth, budget);
+        } else {
+            self.block(2, depth, budget);
+        }
+        self.line(2, "return");
+        self.out.push_str("  }\n");
+    }
+
+    /// A nest exactly `depth` deep, with ordinary blocks around it.
+    fn spine(&mut self, indent: usize, depth: usize, budget: usize) {
+        let side = budget.saturating_sub(depth * 4) / (depth + 1);
+        self.block(indent, 0, side / 2);
+        if depth == 0 {
+            self.block(indent, 0, side);
+            return;
+        }
+        let inner = budget.saturating_sub(side + 3);
+        self.control(indent, depth, inner, Some(depth - 1));
+        self.block(indent, depth.min(2), side / 2);
+    }
+
+    /// About `budget` ops, nested at most `depth` deep.
+    fn block(&mut self, indent: usize, depth: usize, budget: usize) {
+        let end = self.emitted + budget;
+        while self.emitted < end {
+            let left = end - self.emitted;
+            if depth > 0 && left >= 4 && self.rng.chance(18) {
+                let inner = 1 + self.rng.below(left - 2);
+                self.control(indent, depth, inner, None);
+            } else {
+                self.leaf(indent);
+            }
+        }
+    }
+
+    /// One control-flow op whose regions hold about `budget` ops. With
+    /// `spine`, one region continues the spine at that depth.
+    fn control(&mut self, indent: usize, depth: usize, budget: usize, spine: Option<usize>) {
+        let inner = indent + 1;
+        let nested = depth - 1;
+        let body = |this: &mut Self, budget: usize| match spine {
+            Some(d) => this.spine(inner, d, budget),
+            None => this.block(inner, nested, budget),
+        };
+        match self.rng.below(16) {
+            0..=3 => {
+                let upper = self.bound(indent);
+                let iv = self.value().replace("%v", "%k");
+                self.line(indent, &format!("scf.for {iv} = %c0 to {upper} step %c1 {{"));
+                self.indices.push(iv);
+                if spine.is_none() && self.rng.chance(20) {
+                    self.pure_wait_body(inner, budget);
+                } else {
+                    body(self, budget);
+                }
+                self.indices.pop();
+                self.line(indent, "}");
+            }
+            4..=6 => {
+                let condition = self.condition(indent);
+                self.line(indent, &format!("scf.if {condition} {{"));
+                if self.rng.chance(60) {
+                    body(self, budget / 2);
+                    self.line(indent, "} else {");
+                    self.block(inner, nested, budget / 2);
+                } else {
+                    body(self, budget);
+                }
+                self.line(indent, "}");
+            }
+            7..=8 => {
+                self.line(indent, "scf.while : () -> () {");
+                if spine.is_none() && self.rng.chance(20) {
+                    self.pure_wait_body(inner, budget / 2);
+                } else {
+                    body(self, budget / 2);
+                }
+                self.line(inner, "scf.condition(%c)");
+                self.line(indent, "} do {");
+                self.block(inner, nested, budget / 2);
+                self.line(inner, "scf.yield");
+                self.line(indent, "}");
+            }
+            9..=10 => {
+                let iv = self.value().replace("%v", "%k");
+                self.line(indent, &format!("scf.parallel ({iv}) = (%c0) to (%n) step (%c1) {{"));
+                self.indices.push(iv);
+                body(self, budget);
+                self.indices.pop();
+                self.line(inner, "scf.reduce");
+                self.line(indent, "}");
+            }
+            11..=12 => {
+                let iv = self.value().replace("%v", "%k");
+                self.line(indent, &format!("scf.forall ({iv}) in (%n) {{"));
+                self.indices.push(iv);
+                if spine.is_none() && self.rng.chance(20) {
+                    self.pure_wait_body(inner, budget);
+                } else {
+                    body(self, budget);
+                }
+                self.indices.pop();
+                self.line(indent, "}");
+            }
+            13..=14 => {
+                self.line(indent, "scf.execute_region {");
+                body(self, budget);
+                self.line(inner, "scf.yield");
+                self.line(indent, "}");
+            }
+            _ => {
+                let index = self.index();
+                self.line(indent, &format!("scf.index_switch {index}"));
+                let cases = 1 + self.rng.below(2);
+                let share = budget / (cases + 1);
+                for case in 0..cases {
+                    self.line(indent, &format!("case {} {{", case * 2));
+                    if case == 0 {
+                        body(self, share);
+                    } else {
+                        self.block(inner, nested, share);
+                    }
+                    self.line(inner, "scf.yield");
+                    self.line(indent, "}");
+                }
+                self.line(indent, "default {");
+                self.block(inner, nested, share);
+                self.line(inner, "scf.yield");
+                self.line(indent, "}");
+            }
+        }
+    }
+
+    /// Only waits and side-effect-free ops: a pure wait loop's body.
+    fn pure_wait_body(&mut self, indent: usize, budget: usize) {
+        let end = self.emitted + budget.clamp(1, 6);
+        while self.emitted < end {
+            if self.rng.chance(60) {
+                self.wait(indent);
+            } else {
+                let v = self.value();
+                self.line(indent, &format!("{v} = arith.addi %one, %peer : i32"));
+            }
+        }
+    }
+
+    /// A loop's upper bound: `%n`, or (sometimes) one that reads memory.
+    fn bound(&mut self, indent: usize) -> String {
+        if self.rng.chance(15) {
+            let read = self.value();
+            let cast = self.value();
+            let index = self.index();
+            self.line(indent, &format!("{read} = \"ccl.read\"(%cnt, {index}) : (memref<64xi32>, index) -> i32"));
+            self.line(indent, &format!("{cast} = arith.index_cast {read} : i32 to index"));
+            cast
+        } else {
+            "%n".to_string()
+        }
+    }
+
+    /// A branch condition: `%c`, a comparison, or one that reads memory.
+    fn condition(&mut self, indent: usize) -> String {
+        match self.rng.below(10) {
+            0..=5 => "%c".to_string(),
+            6..=7 => {
+                let v = self.value();
+                self.line(indent, &format!("{v} = arith.cmpi slt, %peer, %one : i32"));
+                v
+            }
+            _ => {
+                let read = self.value();
+                let cmp = self.value();
+                let index = self.index();
+                self.line(indent, &format!("{read} = \"ccl.read\"(%cnt, {index}) : (memref<64xi32>, index) -> i32"));
+                self.line(indent, &format!("{cmp} = arith.cmpi sgt, {read}, %one : i32"));
+                cmp
+            }
+        }
+    }
+
+    fn index(&mut self) -> String {
+        let i = self.rng.below(self.indices.len());
+        self.indices[i].clone()
+    }
+
+    fn window(&mut self) -> &'static str {
+        *self.rng.pick(&self.windows)
+    }
+
+    /// A destination: usually a window, sometimes a plain memref.
+    fn destination(&mut self) -> (&'static str, &'static str) {
+        if self.rng.chance(75) {
+            (self.window(), WINDOW)
+        } else {
+            ("%p", PLAIN)
+        }
+    }
+
+    fn wait(&mut self, indent: usize) {
+        let cmp = self.rng.pick(&["ge", "eq"]);
+        self.line(indent, &format!("\"ccl.wait\"(%s, %one) {{cmp = \"{cmp}\"}} : ({SIGNAL}, i32) -> ()"));
+    }
+
+    fn callee(&mut self, orchestration: bool) -> String {
+        // Orchestration code calls kernels most, then wrappers and others.
+        let candidates = self.functions;
+        for _ in 0..4 {
+            let (name, kind) = self.rng.pick(candidates);
+            if !orchestration || *kind == Kind::InCore || self.rng.chance(40) {
+                return name.clone();
+            }
+        }
+        self.rng.pick(candidates).0.clone()
+    }
+
+    fn leaf(&mut self, indent: usize) {
+        let orchestration = self.kind == Kind::Orchestration;
+        // Kernels do memory traffic and signals; orchestration code launches
+        // and runs collectives; other functions do a bit of everything.
+        let roll = self.rng.below(100);
+        let choice = match self.kind {
+            Kind::InCore => roll,
+            Kind::Orchestration => [60, 62, 64, 66, 68, 70, 72, 74, 76, 78, 80, 82, 84, 86, 88, 90, 92, 94, 96, 98]
+                [roll % 20],
+            Kind::Other => (roll * 7 + 3) % 100,
+        };
+        match choice {
+            0..=11 => {
+                let (dst, ty) = self.destination();
+                let index = self.index();
+                self.line(indent, &format!("\"ccl.tile_store\"(%t, {dst}, {index}) : (vector<16xf32>, {ty}, index) -> ()"));
+            }
+            12..=16 => {
+                let (dst, ty) = self.destination();
+                let index = self.index();
+                self.line(indent, &format!("\"ccl.tensor_write\"({dst}, %one, {index}) : ({ty}, i32, index) -> ()"));
+            }
+            17..=19 => {
+                let (dst, ty) = self.destination();
+                self.line(indent, &format!("\"ccl.get\"({dst}, %p, %peer) : ({ty}, {PLAIN}, i32) -> ()"));
+            }
+            20..=23 => {
+                let (dst, ty) = self.destination();
+                self.line(indent, &format!("\"ccl.remote_store\"(%t, {dst}, %peer) : (vector<16xf32>, {ty}, i32) -> ()"));
+            }
+            24..=25 => {
+                let (src, ty) = self.destination();
+                self.line(indent, &format!("\"ccl.put\"(%p, {src}, %i) : ({PLAIN}, {ty}, index) -> ()"));
+            }
+            26..=28 => {
+                let (src, ty) = self.destination();
+                let v = self.value();
+                self.line(indent, &format!("{v} = \"ccl.remote_load\"({src}, %peer) : ({ty}, i32) -> vector<16xf32>"));
+            }
+            29..=33 => {
+                let (src, ty) = self.destination();
+                let index = self.index();
+                let v = self.value();
+                self.line(indent, &format!("{v} = \"ccl.tile_load\"({src}, {index}) : ({ty}, index) -> vector<16xf32>"));
+            }
+            34..=38 => {
+                let (src, ty) = self.destination();
+                let index = self.index();
+                let v = self.value();
+                self.line(indent, &format!("{v} = \"ccl.read\"({src}, {index}) : ({ty}, index) -> f32"));
+            }
+            39..=44 => {
+                let op = self.rng.pick(&["set", "atomic_add"]);
+                self.line(indent, &format!("\"ccl.notify\"(%s, %peer, %one) {{op = \"{op}\"}} : ({SIGNAL}, i32, i32) -> ()"));
+            }
+            45..=49 => self.wait(indent),
+            50..=51 => self.line(indent, "\"ccl.fence\"() : () -> ()"),
+            52..=53 => {
+                if self.rng.chance(50) {
+                    self.line(indent, "\"ccl.cacheinvalid\"() : () -> ()");
+                } else {
+                    let w = self.window();
+                    self.line(indent, &format!("\"ccl.cacheinvalid\"({w}) : ({WINDOW}) -> ()"));
+                }
+            }
+            54..=55 => {
+                let v = self.value();
+                self.line(indent, &format!("{v} = arith.addi %peer, %one : i32"));
+            }
+            56..=57 => {
+                let v = self.value();
+                let op = self.rng.pick(&["\"ccl.comm_size\"", "\"ccl.rank\""]);
+                self.line(indent, &format!("{v} = {op}() : () -> i32"));
+            }
+            58..=59 => self.call(indent, orchestration),
+            60..=73 => self.call(indent, orchestration),
+            74..=79 => {
+                let callee = self.callee(orchestration);
+                let w = self.window();
+                self.line(indent, &format!("\"ccl.submit\"({w}) {{callee = @{callee}}} : ({WINDOW}) -> ()"));
+            }
+            80..=85 => {
+                let blocks = if self.kind != Kind::InCore && self.rng.chance(50) {
+                    // Rank count and core_num as constants (positive, so
+                    // ccl-admit-launch-width folds them) or dynamic.
+                    let p = self.value();
+                    let l = self.value();
+                    let b = self.value();
+                    let pv = self.rng.pick(&[1, 2, 4, 8, 16]);
+                    let lv = self.rng.pick(&[1, 7, 8, 10, 16, 32]);
+                    self.line(indent, &format!("{p} = arith.constant {pv} : i32"));
+                    self.line(indent, &format!("{l} = arith.constant {lv} : i32"));
+                    self.line(indent, &format!("{b} = \"ccl.cal_all_to_all_v_blocks\"({p}, {l}) : (i32, i32) -> i32"));
+                    b
+                } else if self.kind != Kind::InCore && self.rng.chance(50) {
+                    let size = self.value();
+                    let b = self.value();
+                    self.line(indent, &format!("{size} = \"ccl.comm_size\"() : () -> i32"));
+                    self.line(indent, &format!("{b} = \"ccl.cal_all_to_all_v_blocks\"({size}, %one) : (i32, i32) -> i32"));
+                    b
+                } else {
+                    "%one".to_string()
+                };
+                let send = self.window();
+                let recv = self.window();
+                self.line(
+                    indent,
+                    &format!(
+                        "\"ccl.all_to_all_v\"({send}, %cnt, {recv}, %cnt, {blocks}) : ({WINDOW}, memref<64xi32>, {WINDOW}, memref<64xi32>, i32) -> ()"
+                    ),
+                );
+            }
+            86..=90 => {
+                let reduce = self.rng.pick(&["sum", "max", "min"]);
+                let (dst, ty) = self.destination();
+                self.line(indent, &format!("\"ccl.all_reduce\"(%p, {dst}) {{reduce = \"{reduce}\"}} : ({PLAIN}, {ty}) -> ()"));
+            }
+            91..=94 => self.line(indent, "\"ccl.barrier\"() : () -> ()"),
+            95..=97 => {
+                let v = self.value();
+                self.line(indent, &format!("{v} = \"ccl.read\"(%cnt, %i) : (memref<64xi32>, index) -> i32"));
+            }
+            _ => {
+                let v = self.value();
+                self.line(indent, &format!("{v} = arith.muli %one, %peer : i32"));
+            }
+        }
+    }
+
+    fn call(&mut self, indent: usize, orchestration: bool) {
+        let callee = self.callee(orchestration);
+        self.line(indent, &format!("func.call @{callee}({CALL_ARGS}) : ({ARG_TYPES}) -> ()"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deterministic_and_sized() {
+        let config = Config { seed: 7, ops: 1000, depth: 6, functions: None };
+        let a = generate(&config);
+        assert_eq!(a, generate(&config));
+        assert_ne!(a, generate(&Config { seed: 8, ..config }));
+        let lines = a.lines().count();
+        assert!((700..1600).contains(&lines), "{lines} lines for 1000 ops");
+    }
+
+    #[test]
+    fn reaches_the_depth() {
+        let text = generate(&Config { seed: 1, ops: 2000, depth: 40, functions: Some(5) });
+        let deepest = text.lines().map(|l| l.len() - l.trim_start().len()).max().unwrap_or(0);
+        assert!(deepest / 2 >= 40, "deepest indentation {deepest}");
+    }
+}
