@@ -1,14 +1,19 @@
 //! The ccl passes. Each pass is a module of its own with its rules, options
 //! and statistics; `framework` holds what every pass shares with the driver.
 
+pub mod admit_launch_width;
 pub mod framework;
 pub mod names;
 
 use framework::{PassInfo, PipelineInfo};
 
+/// The lane mapping of an admitted launch (a library API beside the pass).
+pub use admit_launch_width::lanes;
+
 /// Every registered ccl pass, in `--list-passes` order.
 pub fn all_passes() -> &'static [&'static PassInfo] {
-    &[]
+    static PASSES: [&PassInfo; 1] = [&admit_launch_width::INFO];
+    &PASSES
 }
 
 /// Every registered named pipeline.
