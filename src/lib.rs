@@ -144,6 +144,9 @@ impl Session {
         }
         match parsed {
             Some(op) if !diagnostics.iter().any(|d| d.severity == Severity::Error) => {
+                if !explicit {
+                    source::restore_locations(&self.context, &op, source, buffer);
+                }
                 // Warnings and remarks stay for the caller to collect.
                 diagnostics.into_iter().for_each(|d| self.sink.push(d));
                 Ok(Program { op })

@@ -94,6 +94,13 @@ fn run(args: &[String]) -> i32 {
             return 1;
         }
     };
+    if options.print_ir_module_scope && !options.disable_threading {
+        // MLIR aborts the process in this case; mlir-opt reports it.
+        eprintln!(
+            "<unknown>:0: error: IR print for module scope can't be setup on a pass-manager without disabling multi-threading first."
+        );
+        return 1;
+    }
     let chunks = match &options.split_input_file {
         Some(marker) => split::split(&text, marker),
         None => vec![split::Chunk { text }],
