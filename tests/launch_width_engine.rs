@@ -23,7 +23,8 @@ use std::fmt::Write;
 const RANGE: std::ops::RangeInclusive<i64> = 1..=256;
 
 /// (P type, L type): equal types, P narrower, P wider, index on either side.
-const TYPE_PAIRS: &[(&str, &str)] = &[("i64", "i64"), ("i32", "i64"), ("i64", "i16"), ("index", "i32"), ("i16", "index")];
+const TYPE_PAIRS: &[(&str, &str)] =
+    &[("i64", "i64"), ("i32", "i64"), ("i64", "i16"), ("index", "i32"), ("i16", "index")];
 
 fn expected(p: i64, l: i64) -> i64 {
     formula::blocks(p as i128, l as i128).expect("positive operands") as i64
@@ -40,9 +41,7 @@ unsafe fn call(engine: &ExecutionEngine, p_ty: &str, l_ty: &str, p: i64, l: i64)
     assert!(!symbol.is_null(), "the JIT has {}", function_name(p_ty, l_ty));
     unsafe {
         match (p_ty, l_ty) {
-            ("i64", "i64") => {
-                std::mem::transmute::<*mut (), extern "C" fn(i64, i64) -> i64>(symbol)(p, l)
-            }
+            ("i64", "i64") => std::mem::transmute::<*mut (), extern "C" fn(i64, i64) -> i64>(symbol)(p, l),
             ("i32", "i64") => std::mem::transmute::<*mut (), extern "C" fn(i32, i64) -> i64>(symbol)(p as i32, l),
             ("i64", "i16") => {
                 std::mem::transmute::<*mut (), extern "C" fn(i64, i16) -> i16>(symbol)(p, l as i16) as i64
@@ -83,8 +82,9 @@ fn lowered_form_computes_the_formula_for_every_p_and_l() {
         assert_eq!(lowered.matches(op).count(), TYPE_PAIRS.len(), "one {op} per function:\n{lowered}");
     }
 
-    let to_llvm =
-        session.pipeline("builtin.module(convert-arith-to-llvm, convert-func-to-llvm, reconcile-unrealized-casts)").unwrap();
+    let to_llvm = session
+        .pipeline("builtin.module(convert-arith-to-llvm, convert-func-to-llvm, reconcile-unrealized-casts)")
+        .unwrap();
     session.run(&to_llvm, &mut program).expect("lowering to LLVM succeeds");
     let module = Module::from_operation(program.operation().clone()).expect("a module");
     let engine = ExecutionEngine::new(&module, 2, &[], false, false);
@@ -99,7 +99,11 @@ fn lowered_form_computes_the_formula_for_every_p_and_l() {
                 }
             }
         }
-        assert!(mismatches.is_empty(), "({p_ty}, {l_ty}): (P, L, JIT, formula): {:?}", &mismatches[..mismatches.len().min(8)]);
+        assert!(
+            mismatches.is_empty(),
+            "({p_ty}, {l_ty}): (P, L, JIT, formula): {:?}",
+            &mismatches[..mismatches.len().min(8)]
+        );
     }
 }
 

@@ -159,9 +159,6 @@ mod tests {
     fn non_positive_operands_are_rejected_with_the_pass_messages() {
         assert_eq!(blocks(0, 4).unwrap_err().to_string(), "P (rank count) must be positive, got 0");
         assert_eq!(blocks(4, -2).unwrap_err().to_string(), "L (requested core_num) must be positive, got -2");
-        assert_eq!(
-            check(-1, 0),
-            vec![FormulaError::RankCountNotPositive(-1), FormulaError::CoreNumNotPositive(0)]
-        );
+        assert_eq!(check(-1, 0), vec![FormulaError::RankCountNotPositive(-1), FormulaError::CoreNumNotPositive(0)]);
     }
 }

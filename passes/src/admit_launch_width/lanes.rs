@@ -33,7 +33,7 @@ pub enum LaneError {
 /// Whether `blocks` is a width `CalAllToAllVBlocks(ranks, L)` yields for some
 /// L > 0.
 pub fn is_admissible(ranks: u64, blocks: u64) -> bool {
-    ranks > 0 && blocks > 0 && (blocks < ranks || blocks % ranks == 0)
+    ranks > 0 && blocks > 0 && (blocks < ranks || blocks.is_multiple_of(ranks))
 }
 
 /// K: `B / P` when `B >= P`, else 0.
@@ -118,20 +118,18 @@ impl LaneMap {
     /// lane `idx % K`.
     pub fn block_lane(&self, block: u64) -> Result<BlockLane, LaneError> {
         self.check_block(block)?;
-        Ok(if self.lanes == 0 {
-            BlockLane { peer: block, lane: 0 }
-        } else {
-            BlockLane { peer: block / self.lanes, lane: block % self.lanes }
+        Ok(match block.checked_div(self.lanes) {
+            None => BlockLane { peer: block, lane: 0 },
+            Some(peer) => BlockLane { peer, lane: block % self.lanes },
         })
     }
 
     /// `[idx / K]` when B >= P, else `idx, idx + B, idx + 2B, ... < P`.
     pub fn peers_of_block(&self, block: u64) -> Result<Vec<u64>, LaneError> {
         self.check_block(block)?;
-        Ok(if self.lanes > 0 {
-            vec![block / self.lanes]
-        } else {
-            (block..self.ranks).step_by(self.blocks as usize).collect()
+        Ok(match block.checked_div(self.lanes) {
+            Some(peer) => vec![peer],
+            None => (block..self.ranks).step_by(self.blocks as usize).collect(),
         })
     }
 

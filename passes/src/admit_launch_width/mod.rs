@@ -26,8 +26,8 @@ mod stamp;
 
 use crate::{
     framework::{
-        Anchor, CclPass, Diagnostic, OptionSpec, OptionType, PassContext, PassFailed, PassInfo, PassOptions,
-        PassStep, SourceLoc, StatisticSpec,
+        Anchor, CclPass, Diagnostic, OptionSpec, OptionType, PassContext, PassFailed, PassInfo, PassOptions, PassStep,
+        SourceLoc, StatisticSpec,
     },
     names::{self, FunctionKind},
 };
