@@ -56,3 +56,14 @@ func.func @no_kind(%p: i32, %l: i32) -> i32 {
   %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i32, i32) -> i32
   return %b : i32
 }
+
+// -----
+
+// The op is still checked for the other errors of the run.
+func.func @kernel_bad_operand(%l: i32) -> i32 attributes {ccl.kind = "incore"} {
+  %p = arith.constant 0 : i32
+  // expected-error @+2 {{in InCore function @kernel_bad_operand (ccl.kind = "incore")}}
+  // expected-error @+1 {{P (rank count) must be positive, got 0}}
+  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i32, i32) -> i32
+  return %b : i32
+}

@@ -6,7 +6,7 @@
 use super::{formula, ir, CalSite, Errors};
 use melior::ir::{
     operation::{OperationBuilder, OperationLike},
-    ValueLike,
+    OperationRef, ValueLike,
 };
 use std::collections::HashSet;
 
@@ -24,15 +24,7 @@ pub fn fold(sites: &mut Vec<CalSite<'_, '_>>, max_blocks: Option<i128>, errors: 
     let mut kept = Vec::new();
     for site in sites.drain(..) {
         let op = site.op;
-        let p = ir::constant_int(op.operand(0).expect("p operand"));
-        let l = ir::constant_int(op.operand(1).expect("l operand"));
-        let mut admissible = true;
-        for error in [p.map(formula::check_rank_count), l.map(formula::check_core_num)].into_iter().flatten() {
-            if let Err(error) = error {
-                errors.at(&op, error.to_string());
-                admissible = false;
-            }
-        }
+        let (p, l, admissible) = check_constant_operands(op, errors);
         let (Some(p), Some(l), true) = (p, l, admissible) else {
             kept.push(site);
             continue;
@@ -58,4 +50,20 @@ pub fn fold(sites: &mut Vec<CalSite<'_, '_>>, max_blocks: Option<i128>, errors: 
     }
     *sites = kept;
     folded
+}
+
+/// Rule 2 alone: reports a constant P <= 0 or L <= 0 (each operand on its
+/// own, dynamic or not the other one) and returns the constant operands and
+/// whether they are admissible.
+pub fn check_constant_operands(op: OperationRef<'_, '_>, errors: &mut Errors) -> (Option<i128>, Option<i128>, bool) {
+    let p = ir::constant_int(op.operand(0).expect("p operand"));
+    let l = ir::constant_int(op.operand(1).expect("l operand"));
+    let mut admissible = true;
+    for error in [p.map(formula::check_rank_count), l.map(formula::check_core_num)].into_iter().flatten() {
+        if let Err(error) = error {
+            errors.at(&op, error.to_string());
+            admissible = false;
+        }
+    }
+    (p, l, admissible)
 }

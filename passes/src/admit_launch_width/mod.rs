@@ -192,20 +192,24 @@ impl CclPass for AdmitLaunchWidth {
         let scan = Scan::of(module);
         let mut errors = Errors::default();
 
-        // Rule 5: a kernel never recomputes B. Such ops take no further part.
+        // Rule 5: a kernel never recomputes B. Such ops are only checked
+        // further (rule 2), never rewritten.
         let mut sites = Vec::new();
         for site in scan.cals {
             match site.function.map(|index| &scan.functions[index]) {
-                Some(function) if function.in_core => errors.at(
-                    &site.op,
-                    format!(
-                        "'{}' in InCore function @{} (ccl.kind = \"{}\"): the launch width is computed once at the \
-                         orchestration entry and passed in, never recomputed by a kernel",
-                        names::CAL_ALL_TO_ALL_V_BLOCKS,
-                        function.name,
-                        function.kind
-                    ),
-                ),
+                Some(function) if function.in_core => {
+                    errors.at(
+                        &site.op,
+                        format!(
+                            "'{}' in InCore function @{} (ccl.kind = \"{}\"): the launch width is computed once at \
+                             the orchestration entry and passed in, never recomputed by a kernel",
+                            names::CAL_ALL_TO_ALL_V_BLOCKS,
+                            function.name,
+                            function.kind
+                        ),
+                    );
+                    fold::check_constant_operands(site.op, &mut errors);
+                }
                 _ => sites.push(site),
             }
         }
