@@ -120,10 +120,9 @@ impl<'c, 'a> Scan<'c, 'a> {
         let mut ops = Vec::new();
         ir::preorder(module, &mut ops);
         let mut scan = Scan { functions: Vec::new(), cals: Vec::new(), launches: Vec::new() };
-        // Pre-order visits a function before its body, and func.func does
-        // not nest, so "the last function whose body holds the op" is found
-        // by asking each op's ancestors; the ops of one function are
-        // contiguous, so a cache of the current function suffices.
+        // Pre-order meets a function right before its body, and a function
+        // holds no function, so an op belongs to the function met last if
+        // that one is among its ancestors (else it is outside any function).
         let mut current: Option<(OperationRef<'c, 'a>, usize)> = None;
         for op in ops {
             let name = ir::op_name(&op);
