@@ -16,7 +16,16 @@ pub fn all_passes() -> &'static [&'static PassInfo] {
     &PASSES
 }
 
+/// The default pipeline: admit launch widths, place the markers, then prove
+/// them sufficient.
+pub static CCL_PIPELINE: PipelineInfo = PipelineInfo {
+    argument: "ccl-pipeline",
+    summary: "The ccl passes in order: admission, marker insertion, verification",
+    passes: &["ccl-admit-launch-width"],
+};
+
 /// Every registered named pipeline.
 pub fn all_pipelines() -> &'static [&'static PipelineInfo] {
-    &[]
+    static PIPELINES: [&PipelineInfo; 1] = [&CCL_PIPELINE];
+    &PIPELINES
 }
