@@ -25,17 +25,23 @@ impl SourceMap {
 
 /// Renders one diagnostic and its notes.
 pub fn render(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
+    render_with_range(diagnostic, sources, None)
+}
+
+/// Renders a diagnostic whose caret underlines `range` characters
+/// (`^~~~`), as MLIR does for a located range.
+pub fn render_with_range(diagnostic: &Diagnostic, sources: &SourceMap, range: Option<usize>) -> String {
     let mut out = String::new();
-    render_one(&mut out, diagnostic, sources, true);
+    render_one(&mut out, diagnostic, sources, true, range);
     let mut last = &diagnostic.loc;
     for note in &diagnostic.notes {
-        render_one(&mut out, note, sources, &note.loc != last);
+        render_one(&mut out, note, sources, &note.loc != last, None);
         last = &note.loc;
     }
     out
 }
 
-fn render_one(out: &mut String, diagnostic: &Diagnostic, sources: &SourceMap, show_source: bool) {
+fn render_one(out: &mut String, diagnostic: &Diagnostic, sources: &SourceMap, show_source: bool, range: Option<usize>) {
     out.push_str(&format!("{}: {}: {}\n", diagnostic.loc, diagnostic.severity, diagnostic.message));
     if !show_source {
         return;
@@ -50,7 +56,9 @@ fn render_one(out: &mut String, diagnostic: &Diagnostic, sources: &SourceMap, sh
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
             out.push_str(&indent);
-            out.push_str("^\n");
+            out.push('^');
+            out.push_str(&"~".repeat(range.unwrap_or(1).saturating_sub(1)));
+            out.push('\n');
         }
     }
 }

@@ -35,7 +35,19 @@ unsafe fn str_of<'a>(s: MlirStringRef) -> &'a [u8] {
 /// forbids doing it twice in one process, so it happens once.
 pub fn register_upstream_passes_once() {
     static ONCE: Once = Once::new();
-    ONCE.call_once(|| unsafe { mlirRegisterAllPasses() });
+    ONCE.call_once(|| unsafe {
+        mlirRegisterAllPasses();
+        // llvm::cl names the program in messages it prints itself (pass
+        // option errors): give it ours, with no other options parsed.
+        let program = c"ccl-opt";
+        let argv = [program.as_ptr()];
+        LLVMParseCommandLineOptions(1, argv.as_ptr(), c"".as_ptr());
+    });
+}
+
+extern "C" {
+    /// From LLVM's C API (llvm-c/Support.h), linked with MLIR.
+    fn LLVMParseCommandLineOptions(argc: i32, argv: *const *const std::ffi::c_char, overview: *const std::ffi::c_char);
 }
 
 /// Parses `source` as one top-level operation (a module, implicitly wrapped

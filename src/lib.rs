@@ -131,8 +131,22 @@ impl Session {
         if !explicit {
             diagnostics.iter_mut().for_each(|d| source::unshift(d, buffer));
         }
+        if parsed.is_none() && !explicit {
+            // The implicit module's braces can change what a syntax error
+            // looks like (an unclosed body); the unwrapped parse tells the
+            // real error unless its only complaint is the missing module.
+            let unwrapped = ffi::parse_operation(&self.context, source, buffer);
+            let plain = self.sink.take();
+            let only_wrapping = plain.len() == 1 && plain[0].message.starts_with("source must contain a single top-level operation");
+            if unwrapped.is_none() && !plain.is_empty() && !only_wrapping {
+                diagnostics = plain;
+            }
+        }
         match parsed {
             Some(op) if !diagnostics.iter().any(|d| d.severity == Severity::Error) => {
+                if !explicit {
+                    source::restore_locations(&self.context, &op, source, buffer);
+                }
                 // Warnings and remarks stay for the caller to collect.
                 diagnostics.into_iter().for_each(|d| self.sink.push(d));
                 Ok(Program { op })
@@ -175,6 +189,11 @@ impl Session {
     /// Diagnostics reported so far that no error carried (warnings, remarks).
     pub fn take_diagnostics(&self) -> Vec<Diagnostic> {
         self.sink.take()
+    }
+
+    /// Renders one diagnostic whose caret underlines `range` characters.
+    pub fn render_with_range(&self, diagnostic: &Diagnostic, range: Option<usize>) -> String {
+        diagnostics::render_with_range(diagnostic, &self.sources.borrow(), range)
     }
 
     /// Renders diagnostics as mlir-opt prints them, source lines included.

@@ -6,6 +6,13 @@
 //! the last; diagnostics on line 1 are then shifted back by the prefix width.
 
 use cclir_passes::framework::{Diagnostic, SourceLoc};
+use melior::{
+    ir::{
+        block::BlockLike, operation::{OperationLike, WalkOrder, WalkResult}, Location, Operation, ValueLike,
+        RegionLike,
+    },
+    Context,
+};
 
 pub const WRAP_PREFIX: &str = "module{";
 
@@ -43,6 +50,56 @@ pub fn unshift(diagnostic: &mut Diagnostic, buffer: &str) {
     for note in &mut diagnostic.notes {
         unshift(note, buffer);
     }
+}
+
+/// Undoes what the wrapping did to locations: the implicit module gets
+/// `file:0:0` as in mlir-opt, and ops and block arguments on line 1 move back
+/// by the prefix width. Line 1 is only walked when it holds code (a first
+/// line of comments, the usual case, costs nothing).
+pub fn restore_locations(context: &Context, module: &Operation<'_>, text: &str, buffer: &str) {
+    unsafe {
+        let name = mlir_sys::MlirStringRef { data: buffer.as_ptr() as *const _, length: buffer.len() };
+        let origin = mlir_sys::mlirLocationFileLineColGet(context.to_raw(), name, 0, 0);
+        mlir_sys::mlirOperationSetLocation(module.to_raw(), origin);
+    }
+    let first_line = text.split('\n').next().unwrap_or("");
+    let code = first_line.split("//").next().unwrap_or("").trim();
+    if code.is_empty() {
+        return;
+    }
+    let shift = |location: Location<'_>| -> Option<mlir_sys::MlirLocation> {
+        match SourceLoc::from_mlir(location) {
+            SourceLoc::File { file, line: 1, col } if file == buffer && unsafe {
+                mlir_sys::mlirLocationIsAFileLineColRange(location.to_raw())
+            } => unsafe {
+                let name = mlir_sys::MlirStringRef { data: buffer.as_ptr() as *const _, length: buffer.len() };
+                let col = col.saturating_sub(WRAP_PREFIX.len() as u32).max(1);
+                Some(mlir_sys::mlirLocationFileLineColGet(context.to_raw(), name, 1, col))
+            },
+            _ => None,
+        }
+    };
+    module.walk(WalkOrder::PreOrder, |op| {
+        if let Some(fixed) = shift(op.location()) {
+            unsafe { mlir_sys::mlirOperationSetLocation(op.to_raw(), fixed) };
+        }
+        for region in op.regions() {
+            let mut block = region.first_block();
+            while let Some(current) = block {
+                for index in 0..current.argument_count() {
+                    if let Ok(argument) = current.argument(index) {
+                        let raw = argument.to_raw();
+                        let location = unsafe { Location::from_raw(mlir_sys::mlirValueGetLocation(raw)) };
+                        if let Some(fixed) = shift(location) {
+                            unsafe { mlir_sys::mlirBlockArgumentSetLocation(raw, fixed) };
+                        }
+                    }
+                }
+                block = current.next_in_region();
+            }
+        }
+        WalkResult::Advance
+    });
 }
 
 #[cfg(test)]

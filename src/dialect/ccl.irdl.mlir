@@ -154,6 +154,9 @@ irdl.dialect @ccl {
     irdl.results()
   }
 
+  // IRDL binds a constraint variable once per op, variadic elements
+  // included: all `args` of one submit share a type, and so do its results.
+  // (IRDL has no per-element fresh variable.)
   irdl.operation @submit {
     %arg = irdl.any
     %res = irdl.any

@@ -49,6 +49,8 @@ struct Builder<'r> {
     registry: &'r Registry,
     sink: DiagnosticSink,
     text: String,
+    /// Where the outermost anchor's elements start in `text`.
+    inner_start: usize,
     records: Vec<PassRecord>,
 }
 
@@ -61,7 +63,13 @@ pub fn build<'c>(
 ) -> Result<BuiltPipeline<'c>, PipelineError> {
     crate::ffi::register_upstream_passes_once();
     let manager = crate::ffi::pass_manager_on(context, &ast.anchor);
-    let mut builder = Builder { registry, sink: sink.clone(), text: ast.to_text(), records: Vec::new() };
+    let mut builder = Builder {
+        registry,
+        sink: sink.clone(),
+        text: ast.to_text(),
+        inner_start: ast.anchor.len() + 1,
+        records: Vec::new(),
+    };
     // Offsets in `ast` refer to the text it was parsed from; re-parse the
     // canonical text so carets point into what we show.
     let canonical = super::grammar::parse(&builder.text)?;
@@ -123,9 +131,10 @@ impl Builder<'_> {
                     None => name.to_string(),
                 };
                 let unknown = || PipelineError::UnknownPass {
+                    // MLIR shows the text inside the outermost anchor.
                     error: GrammarError {
-                        text: self.text.clone(),
-                        offset,
+                        text: self.text[self.inner_start..self.text.len() - 1].to_string(),
+                        offset: offset.saturating_sub(self.inner_start),
                         message: format!("'{name}' does not refer to a registered pass or pass pipeline"),
                     },
                     suggestion: self.registry.suggest(name).map(str::to_string),
@@ -138,7 +147,7 @@ impl Builder<'_> {
                     if message.contains("does not refer to a registered pass") {
                         unknown()
                     } else {
-                        PipelineError::Upstream(message.trim_end().to_string())
+                        PipelineError::Upstream(message)
                     }
                 })
             }

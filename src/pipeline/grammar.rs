@@ -220,7 +220,7 @@ mod tests {
                     Element::Pass {
                         name: "canonicalize".into(),
                         options: Some("max-iterations=3 top-down=false".into()),
-                        offset: 31
+                        offset: 30
                     }
                 );
             }

@@ -1,0 +1,4 @@
+func.func @bad() {
+  %0 = arith.addi %x, %x : i32
+  return
+}
