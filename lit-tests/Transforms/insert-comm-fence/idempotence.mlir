@@ -1,8 +1,8 @@
 // The pass is idempotent: running it on its own output changes nothing
 // (byte-identical), for a program that exercises every Phase A rule and the
 // Phase B prologue, with markers at several nesting levels.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' > %t1
-// RUN: ccl-opt %t1 --pass-pipeline='builtin.module(ccl-insert-comm-fence)' > %t2
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' > %t1
+// RUN: ccl-opt %t1 -p 'builtin.module(ccl-insert-comm-fence)' > %t2
 // RUN: diff %t1 %t2
 // The first run did insert markers (so the diff above is not vacuous).
 // RUN: ccl-opt %s > %t0

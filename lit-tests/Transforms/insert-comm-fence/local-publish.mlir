@@ -1,7 +1,7 @@
 // Phase A rule 1: a local publish (ccl.tile_store, ccl.tensor_write, ccl.get)
 // whose dst is window-bound is followed by the region invalidate of that very
 // SSA value, then a fence. Already-present markers are kept, not doubled.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // CHECK-LABEL: func.func @tile_store_window

@@ -1,7 +1,7 @@
 // Phase A walks every block, nested regions included: markers land right
 // after their op at every nesting level (scf.if in scf.for in scf.while, both
 // regions of scf.while, scf.execute_region, parallel loops, an else branch).
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 func.func private @helper() -> ()

@@ -3,7 +3,7 @@
 // kind-less functions, whatever they contain (publishes, waits, collectives,
 // launches of non-kernels, wrappers, loops).
 // RUN: ccl-opt %s > %t.before
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' > %t.after
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' > %t.after
 // RUN: diff %t.before %t.after
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 

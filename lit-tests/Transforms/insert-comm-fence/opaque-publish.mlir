@@ -1,7 +1,7 @@
 // Phase A rule 3: an opaque publish (any ccl.submit, any func.call inside a
 // kernel; the callee is not analysed) is followed by the whole-GM invalidate
 // then a fence. Skip when the next two ops already are exactly these.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 func.func private @helper(memref<64xf32>) -> ()

@@ -1,7 +1,7 @@
 // Phase B through branches and scopes: scf.if scans then and else with the
 // incoming flag and continues with then OR else (an empty else keeps the
 // incoming flag); scf.execute_region is its body.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // `if { coll } else {}; consume` marks consume: once with an else block that

@@ -3,7 +3,7 @@
 // marked declarations, unresolvable callees, non-function symbols, nested
 // symbol references, orchestration declarations and unstructured control
 // flow neither crash nor change anything they should not.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // CHECK-LABEL: func.func @has_prologue()

@@ -3,7 +3,7 @@
 // scanned once more with seen = true: a publish in iteration k precedes a
 // launch in iteration k+1. Parallel loops (scf.parallel, scf.forall) are
 // scanned once and never rescanned: their iterations are unordered.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // `scf.for { consume; coll }` marks consume (rescan).

@@ -2,7 +2,7 @@
 // or ccl.submit) after a publish (a collective, any ccl.submit, a call to a
 // ccl.builtin_template_dir function) is marked and gets the prologue
 // ccl.cacheinvalid() + ccl.fence at the start of its entry block.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // `coll; consume` marks consume.

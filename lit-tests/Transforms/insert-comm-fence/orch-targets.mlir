@@ -1,7 +1,7 @@
 // Phase B scan targets are the orchestration-like functions: ccl.kind
 // "orchestration" or "graph", or ccl.level = "host" together with
 // ccl.role = "orchestrator". Other functions are not scanned.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // CHECK-LABEL: func.func @k_graph()

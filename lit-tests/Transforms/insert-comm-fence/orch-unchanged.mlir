@@ -2,7 +2,7 @@
 // and Phase A does not look at orchestration-like functions, however many
 // publishes, waits and launches they hold. Every op of the orchestration
 // body is checked, in order, with nothing in between.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // CHECK-LABEL: func.func @k()

@@ -3,7 +3,7 @@
 // through calls, transitively (through functions of any non-InCore kind).
 // Resolution is memoised and safe on recursive call graphs. Calls inside an
 // InCore function are opaque: resolution stops at kernels.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // `coll; wrapper` marks the kernel the wrapper launches; the wrapper itself

@@ -1,6 +1,6 @@
 // Rule 5 with nested loops: only the outermost pure wait loop gets the
 // marker. A pure wait loop inside a NotPure loop is the outermost one.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // for { while { wait } }: one marker, after the outer for.

@@ -2,7 +2,7 @@
 // class is PureWithWait (only side-effect-free ops and at least one wait)
 // gets one whole-GM invalidate right after it and no marker inside. A Pure
 // loop gets nothing; a NotPure loop is walked like straight-line code.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // CHECK-LABEL: func.func @for_loop

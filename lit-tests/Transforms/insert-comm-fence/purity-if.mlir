@@ -2,7 +2,7 @@
 // reads memory; with an empty else, the then-block's class; with an else,
 // NotPure if either block is, PureWithWait if either waits, else Pure. The
 // loop around the if takes its class.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // No else, the then-block waits: PureWithWait, one marker after the loop.

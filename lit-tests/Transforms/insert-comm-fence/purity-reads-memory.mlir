@@ -3,7 +3,7 @@
 // ccl.read; block arguments do not. A loop whose bound or step reads memory,
 // or an scf.while whose before region reads memory, is NotPure: its waits get
 // their own invalidates inside and the loop gets none after it.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // Upper bound read from memory, through two side-effect-free ops.

@@ -1,7 +1,7 @@
 // Phase A rule 2: a remote publish (ccl.remote_store, ccl.put) is followed by
 // a fence only: the peer-region invalidate is the code generator's job. Skip
 // when the next op already is a fence.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // CHECK-LABEL: func.func @remote_store

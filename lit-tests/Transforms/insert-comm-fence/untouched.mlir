@@ -2,7 +2,7 @@
 // remote_load, tile_load and read get nothing; and functions that are not
 // InCore (orchestration-like, group, spmd, opaque, no kind) are not touched
 // by Phase A whatever they contain.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // CHECK-LABEL: func.func @kernel_no_markers

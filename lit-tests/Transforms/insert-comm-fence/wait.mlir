@@ -1,7 +1,7 @@
 // Phase A rule 4: a wait is followed by the whole-GM invalidate, unless the
 // next op, skipping side-effect-free ones, is another wait or already a
 // whole-GM invalidate: a run of waits shares one invalidate after the last.
-// RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-insert-comm-fence)' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
 
 // CHECK-LABEL: func.func @single
