@@ -150,11 +150,7 @@ impl<'g, 'c, 'a> Scanner<'g, 'c, 'a> {
         };
         match self.graph.kind(node) {
             FunctionKind::InCore => self.marked[node.index()] = true,
-            FunctionKind::Orchestration => {
-                for kernel in self.resolver.resolve(self.graph, node).iter() {
-                    self.marked[kernel.index()] = true;
-                }
-            }
+            FunctionKind::Orchestration => self.resolver.mark_reachable(self.graph, node, &mut self.marked),
             FunctionKind::Other => {}
         }
     }

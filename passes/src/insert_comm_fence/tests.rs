@@ -177,6 +177,19 @@ fn wrapper_resolution_handles_cycles_and_memoises() {
     let none = resolver.resolve(&graph, graph.node("none").unwrap());
     assert!(none.is_empty());
     assert_eq!(graph.kind(graph.node("c").unwrap()), FunctionKind::Other);
+
+    // Marking agrees with resolution, and a second request expands nothing.
+    let mut marked = vec![false; graph.node_count()];
+    let mut marker = WrapperResolver::new(&graph);
+    marker.mark_reachable(&graph, b, &mut marked);
+    let flagged: Vec<String> = (0..graph.node_count())
+        .filter(|i| marked[*i])
+        .map(|i| ir::symbol_name(graph.function(petgraph::graph::NodeIndex::new(i))).unwrap().to_string())
+        .collect();
+    assert_eq!(flagged, vec!["k1", "k2"]);
+    let mut untouched = vec![false; graph.node_count()];
+    marker.mark_reachable(&graph, a, &mut untouched);
+    assert!(untouched.iter().all(|m| !m), "a's component was expanded already");
 }
 
 /// `depth` nested scf.for loops, each body launching its own kernel before
