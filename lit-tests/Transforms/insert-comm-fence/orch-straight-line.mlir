@@ -151,3 +151,18 @@ func.func @launch_twice() attributes {ccl.kind = "orchestration"} {
   "ccl.submit"() {callee = @twice} : () -> ()
   return
 }
+
+// A builtin collective kernel is itself an InCore callee: launched after a
+// publish, it is marked like any kernel, and it publishes in turn.
+// CHECK-LABEL: func.func @builtin_late()
+// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: return
+func.func @builtin_late() attributes {ccl.kind = "aiv", ccl.builtin_template_dir = "templates/all_reduce"} {
+  return
+}
+func.func @builtin_after_submit() attributes {ccl.kind = "orchestration"} {
+  "ccl.submit"() {callee = @submitted} : () -> ()
+  func.call @builtin_late() : () -> ()
+  return
+}
