@@ -3,6 +3,8 @@
 
 pub mod admit_launch_width;
 pub mod framework;
+pub mod insert_comm_fence;
+pub mod ir;
 pub mod names;
 
 use framework::{PassInfo, PipelineInfo};
@@ -12,8 +14,8 @@ pub use admit_launch_width::lanes;
 
 /// Every registered ccl pass, in `--list-passes` order.
 pub fn all_passes() -> &'static [&'static PassInfo] {
-    static PASSES: [&PassInfo; 1] = [&admit_launch_width::INFO];
-    &PASSES
+    static PASSES: &[&PassInfo] = &[&admit_launch_width::INFO, &insert_comm_fence::INFO];
+    PASSES
 }
 
 /// The default pipeline: admit launch widths, place the markers, then prove
@@ -21,7 +23,7 @@ pub fn all_passes() -> &'static [&'static PassInfo] {
 pub static CCL_PIPELINE: PipelineInfo = PipelineInfo {
     argument: "ccl-pipeline",
     summary: "The ccl passes in order: admission, marker insertion, verification",
-    passes: &["ccl-admit-launch-width"],
+    passes: &["ccl-admit-launch-width", "ccl-insert-comm-fence"],
 };
 
 /// Every registered named pipeline.

@@ -1,0 +1,258 @@
+//! Phase B: post-collective consumers. Scans every orchestration-like
+//! function with the flag `seen` ("a publish happened on some path before
+//! here"), marks the InCore callees of call-like ops met while `seen` holds
+//! (resolving wrappers through the call graph), then gives each marked
+//! kernel the prologue `ccl.cacheinvalid()` + `ccl.fence`. Orchestration IR
+//! is only read.
+//!
+//! Cost. The flag only grows along a fold, so a scan entered with
+//! `seen = true` keeps it true everywhere below: it marks every call-like op
+//! of the region and returns true, and running it twice on one region does
+//! nothing new. Such regions are remembered (`saturated`) and skipped the
+//! next time. A sequential loop rescans its body only when the body
+//! published and `seen` was false on entry, and the rescan runs with
+//! `seen = true`, so it triggers no rescan below it. Each region is thus
+//! scanned at most once with `seen = false` at entry and at most once with
+//! `seen = true`, and each op is visited at most twice: linear in the size
+//! of the program, whatever the nesting depth.
+
+use super::{
+    call_graph::{CallGraph, WrapperResolver},
+    stat,
+};
+use crate::{
+    framework::{CclPass, Diagnostic, PassContext, PassFailed, SourceLoc},
+    ir, names,
+    names::FunctionKind,
+};
+use melior::ir::{operation::OperationLike, BlockRef, OperationRef, RegionRef};
+use std::collections::HashSet;
+
+/// What one Phase B run found and did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The marked InCore functions, by symbol name, in module order.
+    pub marked: Vec<String>,
+    pub prologues_inserted: u64,
+    pub loops_rescanned: u64,
+    /// How many times the scan visited an op (the cost bound: at most twice
+    /// the number of ops in scan targets).
+    pub op_visits: u64,
+}
+
+struct Scanner<'g, 'c, 'a> {
+    graph: &'g CallGraph<'c, 'a>,
+    resolver: WrapperResolver,
+    marked: Vec<bool>,
+    /// Regions already scanned with `seen = true` at entry.
+    saturated: HashSet<usize>,
+    loops_rescanned: u64,
+    op_visits: u64,
+}
+
+impl<'g, 'c, 'a> Scanner<'g, 'c, 'a> {
+    fn scan_region(&mut self, region: RegionRef<'_, '_>, seen: bool) -> bool {
+        let key = ir::region_key(region);
+        if seen && self.saturated.contains(&key) {
+            return true;
+        }
+        let blocks: Vec<BlockRef<'_, '_>> = ir::blocks(region).collect();
+        let result = match blocks.as_slice() {
+            [] => seen,
+            [block] => self.scan_block(*block, seen),
+            // Unstructured control flow (several blocks, `cf` branches): the
+            // block order is not the execution order, so treat the region
+            // like a sequential loop body: fold, and rescan once if needed.
+            many => {
+                let first = many.iter().fold(seen, |s, block| self.scan_block(*block, s));
+                if first && !seen {
+                    self.loops_rescanned += 1;
+                    many.iter().for_each(|block| {
+                        self.scan_block(*block, true);
+                    });
+                    self.saturated.insert(key);
+                }
+                first
+            }
+        };
+        if seen {
+            self.saturated.insert(key);
+        }
+        result
+    }
+
+    /// Folds the block left to right; returns the final `seen`.
+    fn scan_block(&mut self, block: BlockRef<'_, '_>, seen: bool) -> bool {
+        ir::ops(block).fold(seen, |s, op| self.scan_op(op, s))
+    }
+
+    /// Scans `op`'s regions in order, threading `seen` through them.
+    fn scan_regions_in_sequence(&mut self, op: OperationRef<'_, '_>, seen: bool) -> bool {
+        ir::regions(op).fold(seen, |s, region| self.scan_region(region, s))
+    }
+
+    /// A sequential loop: scan the body (all regions in order); if it
+    /// published and `seen` was false, scan it once more with `seen = true`.
+    fn scan_sequential_loop(&mut self, op: OperationRef<'_, '_>, seen: bool) -> bool {
+        let result = self.scan_regions_in_sequence(op, seen);
+        if result && !seen {
+            self.loops_rescanned += 1;
+            self.scan_regions_in_sequence(op, true);
+        }
+        result
+    }
+
+    fn scan_op(&mut self, op: OperationRef<'_, '_>, seen: bool) -> bool {
+        self.op_visits += 1;
+        match ir::op_name(op) {
+            names::CALL | names::SUBMIT => {
+                if seen {
+                    self.mark_callee(op);
+                }
+                seen || self.is_publish(op)
+            }
+            names::ALL_TO_ALL_V | names::ALL_REDUCE | names::BARRIER => true,
+            // Branches: each with the incoming flag; an empty else region
+            // scans to the incoming flag. scf.index_switch is the same shape.
+            names::SCF_IF | "scf.index_switch" => {
+                ir::regions(op).fold(seen, |any, region| self.scan_region(region, seen) || any)
+            }
+            names::SCF_EXECUTE_REGION => self.scan_regions_in_sequence(op, seen),
+            // scf.while: the before region then the after region.
+            names::SCF_FOR | names::SCF_WHILE => self.scan_sequential_loop(op, seen),
+            // Iterations are unordered: scan once, never rescan.
+            names::SCF_PARALLEL | names::SCF_FORALL => self.scan_regions_in_sequence(op, seen),
+            // Any other op with regions may repeat them (affine.for, ...):
+            // treat it as a sequential loop, which can only mark more.
+            _ if op.region_count() > 0 => self.scan_sequential_loop(op, seen),
+            _ => seen,
+        }
+    }
+
+    /// A publish op in a scan target: any `ccl.submit`, a collective
+    /// (handled in `scan_op`), or a `func.call` to a function carrying
+    /// `ccl.builtin_template_dir`.
+    fn is_publish(&self, op: OperationRef<'_, '_>) -> bool {
+        match ir::op_name(op) {
+            names::SUBMIT => true,
+            names::CALL => ir::callee_symbol(op)
+                .and_then(|name| self.graph.node(name))
+                .is_some_and(|node| self.graph.function(node).has_attribute(names::ATTR_BUILTIN_TEMPLATE_DIR)),
+            _ => false,
+        }
+    }
+
+    /// An InCore callee is marked; a wrapper marks every InCore function it
+    /// reaches; any other callee (or an unresolved one) marks nothing.
+    fn mark_callee(&mut self, op: OperationRef<'_, '_>) {
+        let Some(node) = ir::callee_symbol(op).and_then(|name| self.graph.node(name)) else {
+            return;
+        };
+        match self.graph.kind(node) {
+            FunctionKind::InCore => self.marked[node.index()] = true,
+            FunctionKind::Orchestration => self.resolver.mark_reachable(self.graph, node, &mut self.marked),
+            FunctionKind::Other => {}
+        }
+    }
+}
+
+/// The module's top-level functions with their kinds, or the located
+/// errors of every unknown `ccl.kind`, in module order.
+pub fn classify_functions<'c, 'a>(
+    module: OperationRef<'c, 'a>,
+) -> Result<Vec<(OperationRef<'c, 'a>, FunctionKind)>, Vec<Diagnostic>> {
+    let mut functions = Vec::new();
+    let mut errors = Vec::new();
+    for block in ir::regions(module).flat_map(ir::blocks) {
+        for op in ir::ops(block) {
+            if ir::op_name(op) != names::FUNC {
+                continue;
+            }
+            match ir::function_kind(op) {
+                Ok(kind) => functions.push((op, kind)),
+                Err(unknown) => errors.push(Diagnostic::error(SourceLoc::of(&op), unknown.to_string())),
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(functions)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Phase B on a module whose kinds are valid: scan, mark, insert prologues.
+pub fn run_on_module<'c, 'a>(
+    module: OperationRef<'c, 'a>,
+    functions: &[(OperationRef<'c, 'a>, FunctionKind)],
+) -> Outcome {
+    let symbols = ir::SymbolTable::of_module(module);
+    let graph = CallGraph::build(functions, &symbols);
+    let resolver = WrapperResolver::new(&graph);
+    let mut scanner = Scanner {
+        graph: &graph,
+        resolver,
+        marked: vec![false; functions.len()],
+        saturated: HashSet::new(),
+        loops_rescanned: 0,
+        op_visits: 0,
+    };
+    for &(func, kind) in functions {
+        if kind != FunctionKind::Orchestration {
+            continue;
+        }
+        if let Ok(body) = func.region(0) {
+            scanner.scan_region(body, false);
+        }
+    }
+    let mut outcome =
+        Outcome { loops_rescanned: scanner.loops_rescanned, op_visits: scanner.op_visits, ..Outcome::default() };
+    for (index, &(func, _)) in functions.iter().enumerate() {
+        if !scanner.marked[index] {
+            continue;
+        }
+        outcome.marked.push(ir::symbol_name(func).unwrap_or_default().to_string());
+        if insert_prologue(func) {
+            outcome.prologues_inserted += 1;
+        }
+    }
+    outcome
+}
+
+/// Puts `ccl.cacheinvalid()` + `ccl.fence` at the start of `func`'s entry
+/// block unless its first two ops already are these. A declaration has no
+/// body and gets nothing. Returns whether it inserted.
+pub fn insert_prologue(func: OperationRef<'_, '_>) -> bool {
+    let Some(entry) = ir::entry_block(func) else {
+        return false;
+    };
+    let mut first = ir::ops(entry);
+    let present = first.next().is_some_and(ir::is_whole_cache_invalid) && first.next().is_some_and(ir::is_fence);
+    if present {
+        return false;
+    }
+    let location = func.location();
+    ir::insert_at_start(entry, vec![ir::create_cache_invalid(location, None), ir::create_fence(location)]);
+    true
+}
+
+/// The module step: reports unknown kinds (all of them, in module order, so
+/// the output does not depend on thread scheduling), then runs Phase B.
+pub struct OrchestrationStep;
+
+impl CclPass for OrchestrationStep {
+    fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let functions = match classify_functions(op) {
+            Ok(functions) => functions,
+            Err(errors) => {
+                errors.into_iter().for_each(|error| cx.report(error));
+                return Err(PassFailed);
+            }
+        };
+        let outcome = run_on_module(op, &functions);
+        cx.stats.add(stat::KERNELS_MARKED, outcome.marked.len() as u64);
+        cx.stats.add(stat::PROLOGUES, outcome.prologues_inserted);
+        cx.stats.add(stat::LOOPS_RESCANNED, outcome.loops_rescanned);
+        Ok(())
+    }
+}

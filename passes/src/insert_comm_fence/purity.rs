@@ -1,0 +1,228 @@
+//! The three-state pure-wait-loop classification of Phase A (rule 5) and the
+//! "reads memory" test it relies on.
+//!
+//! Every answer is memoised per op (or per value), so classifying every loop
+//! of a function, outermost first, costs time linear in the function's size
+//! however deeply the loops nest.
+
+use crate::{ir, names};
+use melior::ir::{operation::OperationLike, BlockRef, OperationRef, RegionRef, Value};
+use std::collections::HashMap;
+
+/// The class of an op, block or region. The order is the join order: a
+/// block's class is the maximum of its ops' classes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Purity {
+    /// No side effect at all.
+    Pure,
+    /// Only side-effect-free ops and `ccl.wait`s (at least one).
+    PureWithWait,
+    /// Anything else.
+    NotPure,
+}
+
+impl Purity {
+    pub fn join(self, other: Purity) -> Purity {
+        self.max(other)
+    }
+}
+
+pub fn is_loop(name: &str) -> bool {
+    matches!(name, names::SCF_FOR | names::SCF_WHILE | names::SCF_PARALLEL | names::SCF_FORALL)
+}
+
+/// Memoised classification of one function's ops.
+#[derive(Default)]
+pub struct Classifier {
+    /// Classes of region-bearing ops (others are classified in O(1)).
+    classes: HashMap<usize, Purity>,
+    /// `reads_memory` per value.
+    reads: HashMap<usize, bool>,
+    /// Per region-bearing op: whether a value used inside it reads memory.
+    uses_read: HashMap<usize, bool>,
+}
+
+impl Classifier {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The class of `op` (SEMANTICS.md, Phase A rule 5).
+    pub fn op_class(&mut self, op: OperationRef<'_, '_>) -> Purity {
+        let name = ir::op_name(op);
+        if ir::is_side_effect_free(op) {
+            return Purity::Pure;
+        }
+        if name == names::WAIT {
+            return Purity::PureWithWait;
+        }
+        if !matches!(name, names::SCF_IF | names::SCF_FOR | names::SCF_WHILE | names::SCF_PARALLEL | names::SCF_FORALL)
+        {
+            return Purity::NotPure;
+        }
+        if let Some(class) = self.classes.get(&ir::op_key(op)) {
+            return *class;
+        }
+        let class = match name {
+            names::SCF_IF => {
+                // Operand 0 is the condition. An empty else region is the
+                // then-block's class; with an else, the join of both, which
+                // reads the same.
+                if op.operand(0).map(|c| self.reads_memory(c)).unwrap_or(false) {
+                    Purity::NotPure
+                } else {
+                    self.regions_class(op)
+                }
+            }
+            names::SCF_FOR => {
+                // lower bound, upper bound, step; then the iter_args inits.
+                if self.any_reads(op, 0..op.operand_count().min(3)) {
+                    Purity::NotPure
+                } else {
+                    self.regions_class(op)
+                }
+            }
+            names::SCF_PARALLEL | names::SCF_FORALL => {
+                // Segments 0..3 are lower bounds, upper bounds and steps (for
+                // scf.forall: the dynamic ones; static ones are attributes).
+                let bounds = (0..3).filter_map(|segment| ir::operand_segment(op, segment)).flatten().collect::<Vec<_>>();
+                if bounds.into_iter().any(|i| op.operand(i).map(|v| self.reads_memory(v)).unwrap_or(false)) {
+                    Purity::NotPure
+                } else {
+                    self.regions_class(op)
+                }
+            }
+            names::SCF_WHILE => {
+                let before_reads = op.region(0).map(|r| self.region_uses_read(r)).unwrap_or(false);
+                if before_reads {
+                    Purity::NotPure
+                } else {
+                    self.regions_class(op)
+                }
+            }
+            _ => unreachable!("filtered above"),
+        };
+        self.classes.insert(ir::op_key(op), class);
+        class
+    }
+
+    fn any_reads(&mut self, op: OperationRef<'_, '_>, range: std::ops::Range<usize>) -> bool {
+        range.into_iter().any(|i| op.operand(i).map(|v| self.reads_memory(v)).unwrap_or(false))
+    }
+
+    /// The join of all of `op`'s regions (an empty region is Pure).
+    fn regions_class(&mut self, op: OperationRef<'_, '_>) -> Purity {
+        let mut class = Purity::Pure;
+        for region in ir::regions(op) {
+            class = class.join(self.region_class(region));
+            if class == Purity::NotPure {
+                break;
+            }
+        }
+        class
+    }
+
+    pub fn region_class(&mut self, region: RegionRef<'_, '_>) -> Purity {
+        let mut class = Purity::Pure;
+        for block in ir::blocks(region) {
+            class = class.join(self.block_class(block));
+            if class == Purity::NotPure {
+                break;
+            }
+        }
+        class
+    }
+
+    /// NotPure if any op is, else PureWithWait if any op is, else Pure.
+    pub fn block_class(&mut self, block: BlockRef<'_, '_>) -> Purity {
+        let mut class = Purity::Pure;
+        for op in ir::ops(block) {
+            class = class.join(self.op_class(op));
+            if class == Purity::NotPure {
+                break;
+            }
+        }
+        class
+    }
+
+    /// Whether `value` is computed, through side-effect-free ops only, from
+    /// a `ccl.read`. Block arguments do not read memory. Iterative (a long
+    /// chain of arith ops cannot exhaust the stack) and memoised (a DAG of
+    /// shared operands is walked once).
+    pub fn reads_memory(&mut self, value: Value<'_, '_>) -> bool {
+        if let Some(known) = self.reads.get(&ir::value_key(value)) {
+            return *known;
+        }
+        // (value, operands expanded?)
+        let mut stack = vec![(value, false)];
+        while let Some((current, expanded)) = stack.pop() {
+            let key = ir::value_key(current);
+            if self.reads.contains_key(&key) {
+                continue;
+            }
+            let Some(def) = ir::defining_op(current) else {
+                self.reads.insert(key, false);
+                continue;
+            };
+            let name = ir::op_name(def);
+            if name == names::READ {
+                self.reads.insert(key, true);
+                continue;
+            }
+            if !names::is_side_effect_free(name) {
+                self.reads.insert(key, false);
+                continue;
+            }
+            if expanded {
+                let any = def.operands().any(|operand| self.reads.get(&ir::value_key(operand)).copied().unwrap_or(false));
+                self.reads.insert(key, any);
+                continue;
+            }
+            stack.push((current, true));
+            for operand in def.operands() {
+                if !self.reads.contains_key(&ir::value_key(operand)) {
+                    stack.push((operand, false));
+                }
+            }
+        }
+        self.reads[&ir::value_key(value)]
+    }
+
+    /// Whether `region` "reads memory" (the `before` region of an
+    /// `scf.while`): it holds a `ccl.read`, or an op in it (at any depth)
+    /// uses a value that reads memory. Memoised per nested region-bearing op,
+    /// so nested whiles do not rewalk each other.
+    pub fn region_uses_read(&mut self, region: RegionRef<'_, '_>) -> bool {
+        let mut found = false;
+        for block in ir::blocks(region) {
+            for op in ir::ops(block) {
+                if self.op_uses_read(op) {
+                    found = true;
+                }
+            }
+        }
+        found
+    }
+
+    fn op_uses_read(&mut self, op: OperationRef<'_, '_>) -> bool {
+        if ir::op_name(op) == names::READ {
+            return true;
+        }
+        if let Some(known) = self.uses_read.get(&ir::op_key(op)) {
+            return *known;
+        }
+        let operands_read = self.any_reads(op, 0..op.operand_count());
+        if op.region_count() == 0 {
+            return operands_read;
+        }
+        let mut inner = false;
+        for region in ir::regions(op) {
+            if self.region_uses_read(region) {
+                inner = true;
+            }
+        }
+        let result = operands_read || inner;
+        self.uses_read.insert(ir::op_key(op), result);
+        result
+    }
+}
