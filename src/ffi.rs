@@ -94,19 +94,25 @@ pub struct PrintOptions {
     pub local_scope: bool,
 }
 
+/// MLIR printing flags for `options`; the caller destroys them.
+unsafe fn printing_flags(options: PrintOptions) -> MlirOpPrintingFlags {
+    let flags = mlirOpPrintingFlagsCreate();
+    if options.generic {
+        mlirOpPrintingFlagsPrintGenericOpForm(flags);
+    }
+    if options.debug_info {
+        mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
+    }
+    if options.local_scope {
+        mlirOpPrintingFlagsUseLocalScope(flags);
+    }
+    flags
+}
+
 /// Prints `op` to `writer` as MLIR's printer streams it.
 pub fn print_operation(op: OperationRef<'_, '_>, options: PrintOptions, writer: &mut dyn Write) -> std::io::Result<()> {
     unsafe {
-        let flags = mlirOpPrintingFlagsCreate();
-        if options.generic {
-            mlirOpPrintingFlagsPrintGenericOpForm(flags);
-        }
-        if options.debug_info {
-            mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
-        }
-        if options.local_scope {
-            mlirOpPrintingFlagsUseLocalScope(flags);
-        }
+        let flags = printing_flags(options);
         let mut state = WriterState { writer, error: None };
         mlirOperationPrintWithFlags(op.to_raw(), flags, Some(write_to_writer), &mut state as *mut _ as *mut c_void);
         mlirOpPrintingFlagsDestroy(flags);
@@ -330,13 +336,7 @@ pub struct IrPrinting {
 
 pub fn enable_ir_printing(manager: &melior::pass::PassManager<'_>, printing: IrPrinting, print: PrintOptions) {
     unsafe {
-        let flags = mlirOpPrintingFlagsCreate();
-        if print.generic {
-            mlirOpPrintingFlagsPrintGenericOpForm(flags);
-        }
-        if print.debug_info {
-            mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
-        }
+        let flags = printing_flags(print);
         mlirPassManagerEnableIRPrinting(
             manager.to_raw(),
             printing.before_all,

@@ -52,9 +52,11 @@ pub fn regions<'c, 'a>(op: OperationRef<'c, 'a>) -> impl Iterator<Item = RegionR
     (0..op.region_count()).filter_map(move |index| op.region(index).ok())
 }
 
-/// Calls `visit` on every op nested in `op`'s regions (not on `op`
-/// itself), pre-order, with an explicit worklist (no recursion, so nesting
-/// depth cannot exhaust the stack).
+/// Calls `visit` once on every op nested in `op`'s regions (not on `op`
+/// itself), with an explicit worklist (no recursion, so nesting depth cannot
+/// exhaust the stack). Ops of one block are visited in order, but a nested
+/// block is visited after the rest of its enclosing block: do not rely on
+/// pre-order.
 pub fn for_each_nested_op<'c, 'a>(op: OperationRef<'c, 'a>, mut visit: impl FnMut(OperationRef<'c, 'a>)) {
     let mut worklist: Vec<BlockRef<'c, 'a>> = regions(op).flat_map(blocks).collect();
     worklist.reverse();
@@ -298,7 +300,7 @@ pub fn insert_after<'c, 'a>(anchor: OperationRef<'c, 'a>, new: Operation<'c>) ->
     block.insert_operation_after(anchor, new)
 }
 
-/// Inserts `ops` in order at the start of `block`.
+/// Inserts `new_ops`, in order, at the start of `block`.
 pub fn insert_at_start<'c, 'a>(block: BlockRef<'c, 'a>, new_ops: Vec<Operation<'c>>) {
     for (position, op) in new_ops.into_iter().enumerate() {
         block.insert_operation(position, op);

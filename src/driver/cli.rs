@@ -21,6 +21,9 @@ pub struct Options {
     pub split_input_file: Option<String>,
     pub output_split_marker: String,
     pub verify_diagnostics: bool,
+    pub verify_only_expected: bool,
+    /// A flag value the flag's own parser rejected (reported after parsing).
+    pub bad_value: Option<String>,
     pub print_ir_before: Vec<String>,
     pub print_ir_after: Vec<String>,
     pub print_ir_before_all: bool,
@@ -52,6 +55,8 @@ impl Default for Options {
             split_input_file: None,
             output_split_marker: DEFAULT_SPLIT_MARKER.to_string(),
             verify_diagnostics: false,
+            verify_only_expected: false,
+            bad_value: None,
             print_ir_before: Vec::new(),
             print_ir_after: Vec::new(),
             print_ir_before_all: false,
@@ -135,7 +140,20 @@ pub static FLAGS: &[Flag] = &[
         help: "Split marker to put between the outputs of the chunks",
         kind: Kind::Value(|o, v| o.output_split_marker = v),
     },
-    switch!("verify-diagnostics", "Check that emitted diagnostics match expected-* lines on the corresponding line", verify_diagnostics),
+    Flag {
+        name: "verify-diagnostics",
+        value_hint: "[=all|only-expected]",
+        help: "Check that emitted diagnostics match expected-* lines on the corresponding line (only-expected: ignore diagnostics no line expects)",
+        kind: Kind::OptionalValue(|o, v| {
+            o.verify_diagnostics = true;
+            o.verify_only_expected = v.as_deref() == Some("only-expected");
+            if let Some(bad) = v.filter(|v| v != "all" && v != "only-expected") {
+                o.bad_value = Some(format!(
+                    "ccl-opt: for the --verify-diagnostics option: Cannot find option named '{bad}'!"
+                ));
+            }
+        }),
+    },
     Flag {
         name: "mlir-print-ir-before",
         value_hint: "<pass-arg>[,...]",
@@ -240,6 +258,9 @@ pub fn parse(args: &[String], registry: &Registry, is_pass: &dyn Fn(&str) -> boo
             let dashes = if best.len() == 1 { "-" } else { "--" };
             message.push_str(&format!("\nccl-opt: Did you mean '{dashes}{best}'?"));
         }
+        return Err(UsageError(message));
+    }
+    if let Some(message) = options.bad_value.take() {
         return Err(UsageError(message));
     }
     match positional.len() {

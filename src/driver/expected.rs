@@ -156,7 +156,12 @@ fn is_current_operation_note(diagnostic: &Diagnostic) -> bool {
 
 /// Checks `diagnostics` (notes included, each on its own) against
 /// `expectations`. Problems carry an optional caret-range length.
-pub fn check(mut expectations: Vec<Expectation>, diagnostics: &[Diagnostic], buffer: &str) -> Verdict {
+pub fn check(
+    mut expectations: Vec<Expectation>,
+    diagnostics: &[Diagnostic],
+    buffer: &str,
+    only_expected: bool,
+) -> Verdict {
     let mut verdict = Verdict::default();
     let flat = diagnostics
         .iter()
@@ -175,7 +180,7 @@ pub fn check(mut expectations: Vec<Expectation>, diagnostics: &[Diagnostic], buf
                 near_miss = Some(index);
             }
         }
-        if matched {
+        if matched || (only_expected && near_miss.is_none()) {
             continue;
         }
         let problem = match near_miss {
@@ -234,7 +239,7 @@ mod tests {
     fn regex_pieces_and_unmatched_reports() {
         let text = "x\n// expected-error-re @-1 {{value {{[0-9]+}} is bad}}\n// expected-error @+1 {{missing}}\ny";
         let expectations = parse(text).unwrap();
-        let verdict = check(expectations, &[at(1, Severity::Error, "value 42 is bad"), at(4, Severity::Warning, "w")], "f");
+        let verdict = check(expectations, &[at(1, Severity::Error, "value 42 is bad"), at(4, Severity::Warning, "w")], "f", false);
         let messages: Vec<String> = verdict.problems.iter().map(|(d, _)| d.message.clone()).collect();
         assert_eq!(messages, vec!["unexpected warning: w".to_string(), "expected error \"missing\" was not produced".to_string()]);
     }

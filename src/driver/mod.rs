@@ -265,7 +265,7 @@ fn process_chunk(
     diagnostics.extend(session.take_diagnostics());
 
     if options.verify_diagnostics {
-        return verify_chunk(&session, text, buffer, &diagnostics, missing);
+        return verify_chunk(&session, text, buffer, &diagnostics, options.verify_only_expected, missing);
     }
     eprint!("{}", session.render(&diagnostics));
     if succeeded {
@@ -280,6 +280,7 @@ fn verify_chunk(
     text: &str,
     buffer: &str,
     diagnostics: &[crate::Diagnostic],
+    only_expected: bool,
     missing: &mut Vec<String>,
 ) -> ChunkOutcome {
     let expectations = match expected::parse(text) {
@@ -290,7 +291,7 @@ fn verify_chunk(
             return ChunkOutcome::Failed;
         }
     };
-    let verdict = expected::check(expectations, diagnostics, buffer);
+    let verdict = expected::check(expectations, diagnostics, buffer, only_expected);
     for (problem, range) in &verdict.problems {
         let rendered = session.render_with_range(problem, *range);
         match range {

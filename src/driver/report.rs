@@ -87,7 +87,7 @@ const RULE: &str = "===---------------------------------------------------------
 
 /// The statistics report for the Rust passes of one run.
 pub fn statistics(records: &[PassRecord]) -> String {
-    let mut out = format!("{RULE}\n{:>57}\n{RULE}\n", "... Pass statistics report ...");
+    let mut out = format!("{RULE}\n                         ... Pass statistics report ...\n{RULE}\n");
     for record in records {
         let mut indent = 0;
         for anchor in record.nesting.iter().skip(1) {

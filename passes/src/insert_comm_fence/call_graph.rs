@@ -14,6 +14,9 @@
 //! answer is memoised per component, computed callees-first by an explicit
 //! post-order walk of the component DAG. A recursive call graph is just a
 //! component with more than one member (or a self-loop); nothing loops.
+//! Phase B does not need the sets, only the marks: `mark_reachable` expands
+//! each component once per run and never again, so marking through every
+//! wrapper of the module costs O(V + E) however the wrappers share callees.
 
 use crate::{ir, names, names::FunctionKind};
 use melior::ir::OperationRef;
@@ -90,12 +93,20 @@ impl<'c, 'a> CallGraph<'c, 'a> {
 }
 
 /// Memoised wrapper resolution over one call graph.
+///
+/// Two ways to ask: [`resolve`](Self::resolve) returns the set of kernels a
+/// wrapper reaches (memoised per component; its cost includes the size of
+/// each answer), and [`mark_reachable`](Self::mark_reachable) only sets
+/// flags for them, expanding each component at most once per resolver, so
+/// marking through any number of wrappers costs O(V + E) in total.
 pub struct WrapperResolver {
     component_of: Vec<usize>,
     components: Vec<Vec<NodeIndex>>,
     /// The InCore functions each component reaches (sorted, deduplicated);
     /// `None` until asked. An empty answer is memoised too.
     memo: Vec<Option<Rc<[NodeIndex]>>>,
+    /// Components whose reachable kernels `mark_reachable` has marked.
+    expanded: Vec<bool>,
 }
 
 impl WrapperResolver {
@@ -108,7 +119,36 @@ impl WrapperResolver {
             }
         }
         let memo = vec![None; components.len()];
-        Self { component_of, components, memo }
+        let expanded = vec![false; components.len()];
+        Self { component_of, components, memo, expanded }
+    }
+
+    /// Sets `marked[k]` for every InCore function `k` reachable from
+    /// `wrapper` (as `resolve` defines it). A component expanded by an
+    /// earlier call is skipped: its kernels are marked already, and marks
+    /// are never taken back.
+    pub fn mark_reachable(&mut self, graph: &CallGraph<'_, '_>, wrapper: NodeIndex, marked: &mut [bool]) {
+        let root = self.component_of[wrapper.index()];
+        if self.expanded[root] {
+            return;
+        }
+        self.expanded[root] = true;
+        let mut stack = vec![root];
+        while let Some(component) = stack.pop() {
+            for &member in &self.components[component] {
+                for callee in graph.callees(member) {
+                    if graph.kind(callee) == FunctionKind::InCore {
+                        marked[callee.index()] = true;
+                    } else {
+                        let target = self.component_of[callee.index()];
+                        if !self.expanded[target] {
+                            self.expanded[target] = true;
+                            stack.push(target);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Every InCore function reachable from `wrapper` through calls,

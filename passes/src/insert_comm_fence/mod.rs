@@ -26,6 +26,9 @@ pub mod kernel;
 pub mod orchestration;
 pub mod purity;
 
+#[cfg(test)]
+mod tests;
+
 use crate::framework::{Anchor, CclPass, PassInfo, PassOptions, PassStep, StatisticSpec};
 
 /// Statistic names.

@@ -35,6 +35,9 @@ pub struct Outcome {
     pub marked: Vec<String>,
     pub prologues_inserted: u64,
     pub loops_rescanned: u64,
+    /// How many times the scan visited an op (the cost bound: at most twice
+    /// the number of ops in scan targets).
+    pub op_visits: u64,
 }
 
 struct Scanner<'g, 'c, 'a> {
@@ -44,6 +47,7 @@ struct Scanner<'g, 'c, 'a> {
     /// Regions already scanned with `seen = true` at entry.
     saturated: HashSet<usize>,
     loops_rescanned: u64,
+    op_visits: u64,
 }
 
 impl<'g, 'c, 'a> Scanner<'g, 'c, 'a> {
@@ -99,6 +103,7 @@ impl<'g, 'c, 'a> Scanner<'g, 'c, 'a> {
     }
 
     fn scan_op(&mut self, op: OperationRef<'_, '_>, seen: bool) -> bool {
+        self.op_visits += 1;
         match ir::op_name(op) {
             names::CALL | names::SUBMIT => {
                 if seen {
@@ -145,11 +150,7 @@ impl<'g, 'c, 'a> Scanner<'g, 'c, 'a> {
         };
         match self.graph.kind(node) {
             FunctionKind::InCore => self.marked[node.index()] = true,
-            FunctionKind::Orchestration => {
-                for kernel in self.resolver.resolve(self.graph, node).iter() {
-                    self.marked[kernel.index()] = true;
-                }
-            }
+            FunctionKind::Orchestration => self.resolver.mark_reachable(self.graph, node, &mut self.marked),
             FunctionKind::Other => {}
         }
     }
@@ -194,6 +195,7 @@ pub fn run_on_module<'c, 'a>(
         marked: vec![false; functions.len()],
         saturated: HashSet::new(),
         loops_rescanned: 0,
+        op_visits: 0,
     };
     for &(func, kind) in functions {
         if kind != FunctionKind::Orchestration {
@@ -203,7 +205,8 @@ pub fn run_on_module<'c, 'a>(
             scanner.scan_region(body, false);
         }
     }
-    let mut outcome = Outcome { loops_rescanned: scanner.loops_rescanned, ..Outcome::default() };
+    let mut outcome =
+        Outcome { loops_rescanned: scanner.loops_rescanned, op_visits: scanner.op_visits, ..Outcome::default() };
     for (index, &(func, _)) in functions.iter().enumerate() {
         if !scanner.marked[index] {
             continue;

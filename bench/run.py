@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Benchmarks ccl-opt's full pipeline against upstream mlir-opt.
+
+For each generated input (ccl-gen), on the same file in the same run and
+interleaved, it times:
+  * ccl-opt --pass-pipeline='builtin.module(ccl-pipeline)'
+  * mlir-opt --irdl-file=<the ccl dialect> (parse, verify, print only)
+and records wall time and peak RSS of each child (wait4's rusage).
+It reports ratios of medians, a scaling table and a threading comparison,
+writes bench/results.json and draws docs/benchmarks.png.
+
+    python3 bench/run.py            # the full matrix (minutes)
+    python3 bench/run.py --quick    # a small smoke run
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LLVM = os.environ.get("LLVM_TOOLS_DIR", "/usr/lib/llvm-22/bin")
+IRDL = os.path.join(ROOT, "src", "dialect", "ccl.irdl.mlir")
+BIN = os.path.join(ROOT, "target", "release")
+
+
+def run_measured(argv, stdout_path):
+    """Runs argv, returns (seconds, peak RSS in MiB, exit code)."""
+    with open(stdout_path, "wb") as out:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(child.pid, 0)
+        elapsed = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        err = child.stderr.read().decode(errors="replace")
+        child.stderr.close()
+    if child.returncode != 0:
+        sys.exit(f"bench: {' '.join(argv)} failed ({child.returncode}):\n{err[:2000]}")
+    return elapsed, usage.ru_maxrss / 1024.0
+
+
+def generate(path, ops, depth, functions, seed=1):
+    with open(path, "wb") as out:
+        subprocess.run(
+            [os.path.join(BIN, "ccl-gen"), "--seed", str(seed), "--ops", str(ops),
+             "--depth", str(depth), "--functions", str(functions)],
+            stdout=out, check=True)
+
+
+def compare(path, repeats, extra=()):
+    """Interleaved runs of both tools on one file; medians and peaks."""
+    ours, theirs, our_mem, their_mem = [], [], [], []
+    sink = path + ".out"
+    for _ in range(repeats):
+        t, m = run_measured([os.path.join(BIN, "ccl-opt"), path,
+                             "--pass-pipeline=builtin.module(ccl-pipeline)", *extra], sink)
+        ours.append(t)
+        our_mem.append(m)
+        t, m = run_measured([os.path.join(LLVM, "mlir-opt"), f"--irdl-file={IRDL}", path], sink)
+        theirs.append(t)
+        their_mem.append(m)
+    os.unlink(sink)
+    return {
+        "ccl_opt_s": statistics.median(ours),
+        "mlir_opt_s": statistics.median(theirs),
+        "ratio": statistics.median(ours) / statistics.median(theirs),
+        "ccl_opt_peak_mib": max(our_mem),
+        "mlir_opt_peak_mib": max(their_mem),
+        "memory_ratio": max(our_mem) / max(their_mem),
+    }
+
+
+def phase_a_threading(path, repeats):
+    """Only the per-kernel step (Phase A) of insert-comm-fence, threads on/off."""
+    pipeline = "--pass-pipeline=builtin.module(func.func(ccl-insert-comm-fence-kernels))"
+    on, off = [], []
+    sink = path + ".out"
+    for _ in range(repeats):
+        on.append(run_measured([os.path.join(BIN, "ccl-opt"), path, pipeline, "--mlir-timing"], sink)[0])
+        off.append(run_measured([os.path.join(BIN, "ccl-opt"), path, pipeline, "--mlir-disable-threading"], sink)[0])
+    os.unlink(sink)
+    return {"threads_s": statistics.median(on), "no_threads_s": statistics.median(off),
+            "speedup": statistics.median(off) / statistics.median(on)}
+
+
+def plot(results, png):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("bench: matplotlib missing (pip install matplotlib); no plot drawn", file=sys.stderr)
+        return
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+    size = [r for r in results["size"]]
+    axes[0].loglog([r["ops"] for r in size], [r["ccl_opt_s"] for r in size], "o-", label="ccl-opt ccl-pipeline")
+    axes[0].loglog([r["ops"] for r in size], [r["mlir_opt_s"] for r in size], "s--", label="mlir-opt parse+verify+print")
+    axes[0].set_xlabel("ops")
+    axes[0].set_ylabel("seconds (median)")
+    axes[0].set_title("Time against program size")
+    axes[0].legend()
+    depth = results["depth"]
+    axes[1].plot([r["depth"] for r in depth], [r["ratio"] for r in depth], "o-")
+    axes[1].set_xlabel("loop nesting depth")
+    axes[1].set_ylabel("ccl-opt / mlir-opt")
+    axes[1].set_title(f"Nesting at {depth[0]['ops']} ops")
+    funcs = results["functions"]
+    axes[2].semilogx([r["functions"] for r in funcs], [r["ratio"] for r in funcs], "o-", label="time")
+    axes[2].semilogx([r["functions"] for r in funcs], [r["memory_ratio"] for r in funcs], "s--", label="peak memory")
+    axes[2].set_xlabel("functions")
+    axes[2].set_ylabel("ccl-opt / mlir-opt")
+    axes[2].set_title("Function count")
+    axes[2].legend()
+    fig.suptitle(results["machine"])
+    fig.tight_layout()
+    fig.savefig(png, dpi=90)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "ccl-opt", "--bin", "ccl-gen"], cwd=ROOT, check=True)
+
+    sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
+    depths = [1, 50, 200] if not args.quick else [1, 20]
+    function_counts = [1, 100, 10_000] if not args.quick else [1, 100]
+    repeats = 2 if args.quick else args.repeats
+    depth_ops = 20_000 if args.quick else 100_000
+
+    results = {
+        "machine": f"{platform.node()}: {os.cpu_count()} cores, {platform.processor() or platform.machine()}, "
+                   f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') // 2**30} GiB",
+        "size": [], "depth": [], "functions": [],
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for ops in sizes:
+            path = os.path.join(tmp, f"size-{ops}.mlir")
+            generate(path, ops, depth=4, functions=max(1, ops // 1000))
+            row = {"ops": ops, **compare(path, repeats)}
+            results["size"].append(row)
+            print(f"size {ops:>9}: ratio {row['ratio']:.2f}  ccl-opt {row['ccl_opt_s']:.3f}s  mlir-opt {row['mlir_opt_s']:.3f}s  "
+                  f"mem {row['ccl_opt_peak_mib']:.0f}/{row['mlir_opt_peak_mib']:.0f} MiB", flush=True)
+        for depth in depths:
+            path = os.path.join(tmp, f"depth-{depth}.mlir")
+            generate(path, depth_ops, depth=depth, functions=8)
+            row = {"depth": depth, "ops": depth_ops, **compare(path, repeats)}
+            results["depth"].append(row)
+            print(f"depth {depth:>4}: ratio {row['ratio']:.2f}  ccl-opt {row['ccl_opt_s']:.3f}s", flush=True)
+        for functions in function_counts:
+            path = os.path.join(tmp, f"functions-{functions}.mlir")
+            generate(path, depth_ops, depth=3, functions=functions)
+            row = {"functions": functions, "ops": depth_ops, **compare(path, repeats)}
+            results["functions"].append(row)
+            print(f"functions {functions:>6}: ratio {row['ratio']:.2f}  memory {row['memory_ratio']:.2f}", flush=True)
+        path = os.path.join(tmp, "kernels.mlir")
+        generate(path, depth_ops * (1 if args.quick else 5), depth=3, functions=256)
+        results["threading"] = phase_a_threading(path, repeats)
+        print(f"phase A threading speedup: {results['threading']['speedup']:.2f}x", flush=True)
+
+    big = results["size"]
+    if len(big) >= 2:
+        results["scaling_last_step"] = big[-1]["ccl_opt_s"] / big[-2]["ccl_opt_s"]
+    if len(results["depth"]) >= 2:
+        results["depth_ratio"] = results["depth"][-1]["ccl_opt_s"] / results["depth"][0]["ccl_opt_s"]
+    out = os.path.join(ROOT, "bench", "results-quick.json" if args.quick else "results.json")
+    with open(out, "w") as f:
+        json.dump(results, f, indent=2)
+    plot(results, os.path.join(ROOT, "docs", "benchmarks-quick.png" if args.quick else "benchmarks.png"))
+    print(json.dumps({k: v for k, v in results.items() if k not in ("size", "depth", "functions")}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

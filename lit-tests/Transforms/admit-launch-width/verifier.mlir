@@ -1,0 +1,54 @@
+// Non-integer operands never reach the pass: the IRDL verifier rejects a
+// bool (i1) or a float P or L with a located error, as upstream mlir-opt
+// does with the same dialect file.
+// RUN: ccl-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(ccl-admit-launch-width)'
+// RUN: mlir-opt --irdl-file=%irdl %s --split-input-file --verify-diagnostics
+
+func.func @bool_rank_count(%p: i1, %l: i32) -> i32 {
+  // expected-error @+1 {{'i1' does not satisfy the constraint}}
+  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i1, i32) -> i32
+  return %b : i32
+}
+
+// -----
+
+func.func @bool_core_num(%p: i32, %l: i1) -> i1 {
+  // expected-error @+1 {{'i1' does not satisfy the constraint}}
+  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i32, i1) -> i1
+  return %b : i1
+}
+
+// -----
+
+func.func @float_rank_count(%p: f32, %l: i32) -> i32 {
+  // expected-error @+1 {{'f32' does not satisfy the constraint}}
+  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (f32, i32) -> i32
+  return %b : i32
+}
+
+// -----
+
+func.func @float_core_num(%p: i64, %l: f16) -> f16 {
+  // expected-error @+1 {{'f16' does not satisfy the constraint}}
+  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i64, f16) -> f16
+  return %b : f16
+}
+
+// -----
+
+// A constant bool folds nowhere: the op holding it is invalid.
+func.func @constant_bool() -> i32 {
+  %p = arith.constant true
+  %l = arith.constant 8 : i32
+  // expected-error @+1 {{'i1' does not satisfy the constraint}}
+  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i1, i32) -> i32
+  return %b : i32
+}
+
+// -----
+
+func.func @float_launch_width(%s: memref<?xi8>, %c: memref<?xi32>, %w: f32) {
+  // expected-error @+1 {{'f32' does not satisfy the constraint}}
+  "ccl.all_to_all_v"(%s, %c, %s, %c, %w) : (memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, f32) -> ()
+  return
+}

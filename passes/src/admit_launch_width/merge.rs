@@ -1,0 +1,41 @@
+//! Rule 6: cal ops of one function with the same two operands compute the
+//! same B, so each is merged into the first one (its uses now use the first
+//! one's result, and it is erased). MLIR's `cse` does not do this: IRDL ops
+//! carry no `Pure` trait.
+//!
+//! "The first" must dominate the duplicate, or the replaced uses would not
+//! see a defined value. Dominance is decided structurally (same block, or
+//! nested under a later op of that block); a duplicate in a sibling branch
+//! of the first is kept, and becomes the first of its own branch.
+
+use super::{ir, CalSite};
+use melior::ir::{operation::OperationLike, ValueLike};
+use std::collections::HashMap;
+
+/// Merges duplicates; `sites` keeps the survivors, in order. Returns how
+/// many ops were merged away.
+pub fn merge(sites: &mut Vec<CalSite<'_, '_>>) -> u64 {
+    let mut merged = 0;
+    let mut firsts: HashMap<(Option<usize>, usize, usize), Vec<usize>> = HashMap::new();
+    let mut kept: Vec<CalSite<'_, '_>> = Vec::new();
+    for site in sites.drain(..) {
+        let op = site.op;
+        let p = op.operand(0).expect("p operand").to_raw().ptr as usize;
+        let l = op.operand(1).expect("l operand").to_raw().ptr as usize;
+        let candidates = firsts.entry((site.function, p, l)).or_default();
+        let first = candidates.iter().map(|&index| kept[index].op).find(|&first| ir::dominates_structurally(first, op));
+        match first {
+            Some(first) => {
+                ir::replace_all_uses(ir::first_result(op), ir::first_result(first));
+                ir::erase(op);
+                merged += 1;
+            }
+            None => {
+                candidates.push(kept.len());
+                kept.push(site);
+            }
+        }
+    }
+    *sites = kept;
+    merged
+}

@@ -1,0 +1,322 @@
+//! Unit tests of the pieces lit cannot see: the classification itself, the
+//! wrapper resolver on recursive graphs, and the scan's cost bound.
+
+use super::{
+    call_graph::{CallGraph, WrapperResolver},
+    kernel,
+    orchestration::{classify_functions, run_on_module},
+    purity::{Classifier, Purity},
+};
+use crate::{ir, names, names::FunctionKind};
+use melior::{
+    dialect::DialectRegistry,
+    ir::{block::BlockLike, operation::OperationLike, Module, OperationRef},
+    utility::{load_irdl_dialects, register_all_dialects},
+    Context,
+};
+
+const IRDL: &str = include_str!("../../../src/dialect/ccl.irdl.mlir");
+
+fn context() -> Context {
+    let registry = DialectRegistry::new();
+    register_all_dialects(&registry);
+    let context = Context::new_with_registry(&registry, false);
+    let declaration = Module::parse(&context, IRDL).expect("IRDL parses");
+    assert!(load_irdl_dialects(&declaration));
+    context
+}
+
+fn parse<'c>(context: &'c Context, source: &str) -> Module<'c> {
+    let module = Module::parse(context, source).expect("test IR parses");
+    assert!(module.as_operation().verify(), "test IR verifies");
+    module
+}
+
+fn function<'c, 'a>(module: &'a Module<'c>, name: &str) -> OperationRef<'c, 'a> {
+    ir::SymbolTable::of_module(module.as_operation()).lookup_function(name).expect("function exists")
+}
+
+/// The classes of the loops directly in `name`'s body, in order.
+fn loop_classes(module: &Module<'_>, name: &str) -> Vec<Purity> {
+    let func = function(module, name);
+    let mut classifier = Classifier::new();
+    let entry = ir::entry_block(func).unwrap();
+    ir::ops(entry)
+        .filter(|op| super::purity::is_loop(ir::op_name(*op)))
+        .map(|op| classifier.op_class(op))
+        .collect()
+}
+
+const SIG: &str = "memref<8xi32, #ccl.window>";
+
+fn wait() -> String {
+    format!(r#""ccl.wait"(%sig, %x) {{cmp = "ge"}} : ({SIG}, i32) -> ()"#)
+}
+
+#[test]
+fn classification_of_loops() {
+    let context = context();
+    let w = wait();
+    let source = format!(
+        r#"
+        func.func @f(%sig: {SIG}, %x: i32, %c: i1, %lb: index, %ub: index, %s: index, %j: index) {{
+          scf.for %i = %lb to %ub step %s {{ {w} }}
+          scf.for %i = %lb to %ub step %s {{ %y = arith.addi %x, %x : i32 }}
+          scf.for %i = %lb to %ub step %s {{ {w} "ccl.notify"(%sig, %x, %x) {{op = "set"}} : ({SIG}, i32, i32) -> () }}
+          scf.for %i = %lb to %ub step %s {{ scf.if %c {{ {w} }} }}
+          scf.for %i = %lb to %ub step %s {{ scf.if %c {{ }} else {{ {w} }} }}
+          %v = "ccl.read"(%sig, %j) : ({SIG}, index) -> i32
+          %n = arith.index_cast %v : i32 to index
+          scf.for %i = %lb to %n step %s {{ {w} }}
+          %b = arith.cmpi eq, %v, %x : i32
+          scf.for %i = %lb to %ub step %s {{ scf.if %b {{ {w} }} }}
+          scf.while : () -> () {{ {w} scf.condition(%c) }} do {{ scf.yield }}
+          scf.while : () -> () {{ {w} scf.condition(%b) }} do {{ scf.yield }}
+          scf.parallel (%i) = (%lb) to (%n) step (%s) {{ {w} scf.reduce }}
+          scf.forall (%i) in (%ub) {{ {w} }}
+          return
+        }}"#
+    );
+    let module = parse(&context, &source);
+    use Purity::*;
+    assert_eq!(
+        loop_classes(&module, "f"),
+        vec![
+            PureWithWait, // wait
+            Pure,         // arith only
+            NotPure,      // a notify
+            PureWithWait, // if without else that waits
+            PureWithWait, // else waits
+            NotPure,      // upper bound read from memory
+            NotPure,      // if condition read from memory
+            PureWithWait, // while waiting in its before region
+            NotPure,      // while whose condition reads memory
+            NotPure,      // parallel with a bound read from memory
+            PureWithWait, // forall
+        ]
+    );
+}
+
+#[test]
+fn reads_memory_is_iterative_and_stops_at_non_pure_ops() {
+    let context = context();
+    // A chain long enough to overflow a recursive walk's stack.
+    let mut body = String::from("%v0 = \"ccl.read\"(%sig, %j) : (memref<8xi32, #ccl.window>, index) -> i32\n");
+    let length = 20_000;
+    for i in 1..=length {
+        body.push_str(&format!("%v{i} = arith.addi %v{}, %x : i32\n", i - 1));
+    }
+    let source = format!(
+        r#"func.func @f(%sig: {SIG}, %x: i32, %j: index, %t: vector<4xf32>) -> (i32, i32) {{
+          {body}
+          %tile = "ccl.tile_load"(%sig, %j) : ({SIG}, index) -> vector<4xi32>
+          %e = vector.extract %tile[0] : i32 from vector<4xi32>
+          return %v{length}, %e : i32, i32
+        }}"#
+    );
+    let module = parse(&context, &source);
+    let func = function(&module, "f");
+    let entry = ir::entry_block(func).unwrap();
+    let ret = entry.terminator().unwrap();
+    let mut classifier = Classifier::new();
+    assert!(classifier.reads_memory(ret.operand(0).unwrap()));
+    // Through a non-side-effect-free op (vector.extract is not in the list)
+    // and from a tile_load: not "reads memory" in the rule's sense.
+    assert!(!classifier.reads_memory(ret.operand(1).unwrap()));
+    // Block arguments never read memory.
+    assert!(!classifier.reads_memory(entry.argument(1).unwrap().into()));
+}
+
+#[test]
+fn wrapper_resolution_handles_cycles_and_memoises() {
+    let context = context();
+    let source = r#"
+        func.func @k1() attributes {ccl.kind = "incore"} { return }
+        func.func @k2() attributes {ccl.kind = "aic"} { func.call @k3() : () -> () return }
+        func.func @k3() attributes {ccl.kind = "aiv"} { return }
+        func.func @self() attributes {ccl.kind = "orchestration"} {
+          func.call @self() : () -> ()
+          func.call @k1() : () -> ()
+          return
+        }
+        func.func @a() attributes {ccl.kind = "orchestration"} {
+          func.call @b() : () -> ()
+          func.call @k1() : () -> ()
+          return
+        }
+        func.func @b() attributes {ccl.kind = "graph"} {
+          func.call @c() : () -> ()
+          "ccl.submit"() {callee = @a} : () -> ()
+          return
+        }
+        func.func @c() attributes {ccl.kind = "group"} {
+          func.call @k2() : () -> ()
+          "ccl.submit"() {callee = @missing} : () -> ()
+          return
+        }
+        func.func @none() attributes {ccl.kind = "orchestration"} { return }
+    "#;
+    let module = parse(&context, source);
+    let functions = classify_functions(module.as_operation()).unwrap();
+    let symbols = ir::SymbolTable::of_module(module.as_operation());
+    let graph = CallGraph::build(&functions, &symbols);
+    let mut resolver = WrapperResolver::new(&graph);
+    let names_of = |graph: &CallGraph<'_, '_>, nodes: &[petgraph::graph::NodeIndex]| -> Vec<String> {
+        nodes.iter().map(|n| ir::symbol_name(graph.function(*n)).unwrap().to_string()).collect()
+    };
+    let a = graph.node("a").unwrap();
+    let b = graph.node("b").unwrap();
+    let first = resolver.resolve(&graph, a);
+    // k3 is only reachable through a kernel (k2): not resolved.
+    assert_eq!(names_of(&graph, &first), vec!["k1", "k2"]);
+    // b is in a's component: the same memoised answer.
+    let second = resolver.resolve(&graph, b);
+    assert!(std::rc::Rc::ptr_eq(&first, &second));
+    let own = resolver.resolve(&graph, graph.node("self").unwrap());
+    assert_eq!(names_of(&graph, &own), vec!["k1"]);
+    let none = resolver.resolve(&graph, graph.node("none").unwrap());
+    assert!(none.is_empty());
+    assert_eq!(graph.kind(graph.node("c").unwrap()), FunctionKind::Other);
+
+    // Marking agrees with resolution, and a second request expands nothing.
+    let mut marked = vec![false; graph.node_count()];
+    let mut marker = WrapperResolver::new(&graph);
+    marker.mark_reachable(&graph, b, &mut marked);
+    let flagged: Vec<String> = (0..graph.node_count())
+        .filter(|i| marked[*i])
+        .map(|i| ir::symbol_name(graph.function(petgraph::graph::NodeIndex::new(i))).unwrap().to_string())
+        .collect();
+    assert_eq!(flagged, vec!["k1", "k2"]);
+    let mut untouched = vec![false; graph.node_count()];
+    marker.mark_reachable(&graph, a, &mut untouched);
+    assert!(untouched.iter().all(|m| !m), "a's component was expanded already");
+}
+
+/// `depth` nested scf.for loops, each body launching its own kernel before
+/// the next loop, and one collective at the end of the outermost body: every
+/// kernel is marked, with one visit per op in each of at most two modes.
+fn nested_program(depth: usize) -> String {
+    let mut kernels = String::new();
+    let mut open = String::new();
+    for level in 0..depth {
+        kernels.push_str(&format!("func.func @k{level}() attributes {{ccl.kind = \"incore\"}} {{ return }}\n"));
+        open.push_str(&format!("scf.for %i{level} = %lb to %ub step %s {{\n func.call @k{level}() : () -> ()\n"));
+    }
+    // The collective closes the outermost body, after the whole chain.
+    let mut closing = "}\n".repeat(depth - 1);
+    closing.push_str("\"ccl.barrier\"() : () -> ()\n}\n");
+    format!(
+        "{kernels}func.func @main(%lb: index, %ub: index, %s: index) attributes {{ccl.kind = \"orchestration\"}} {{\n{open}{closing}return\n}}\n"
+    )
+}
+
+/// The other extreme: the collective is in the innermost body, and every
+/// level launches a kernel before and after its inner loop.
+fn nested_program_inner_collective(depth: usize) -> String {
+    let mut kernels = String::new();
+    let mut open = String::new();
+    let mut closing = String::new();
+    for level in 0..depth {
+        kernels.push_str(&format!(
+            "func.func @pre{level}() attributes {{ccl.kind = \"incore\"}} {{ return }}\n\
+             func.func @post{level}() attributes {{ccl.kind = \"incore\"}} {{ return }}\n"
+        ));
+        open.push_str(&format!("scf.for %i{level} = %lb to %ub step %s {{\n func.call @pre{level}() : () -> ()\n"));
+    }
+    closing.push_str("\"ccl.barrier\"() : () -> ()\n");
+    for level in (0..depth).rev() {
+        closing.push_str("}\n");
+        if level > 0 {
+            closing.push_str(&format!("func.call @post{}() : () -> ()\n", level - 1));
+        }
+    }
+    format!(
+        "{kernels}func.func @main(%lb: index, %ub: index, %s: index) attributes {{ccl.kind = \"orchestration\"}} {{\n{open}{closing}return\n}}\n"
+    )
+}
+
+#[test]
+fn scan_cost_is_linear_with_an_innermost_collective() {
+    let context = context();
+    for depth in [1usize, 8, 64, 256] {
+        let module = parse(&context, &nested_program_inner_collective(depth));
+        let functions = classify_functions(module.as_operation()).unwrap();
+        let outcome = run_on_module(module.as_operation(), &functions);
+        // Every launched kernel is marked (loop-carried order): all pre
+        // kernels and post0..post(depth-2); the last post kernel is unused.
+        assert_eq!(outcome.marked.len(), 2 * depth - 1);
+        // Per level: pre call, loop, yield, and (but the outermost) a post call.
+        let ops = 4 * depth as u64 + 1;
+        assert!(outcome.op_visits <= 2 * ops, "depth {depth}: {} visits for {ops} ops", outcome.op_visits);
+        assert!(outcome.loops_rescanned <= depth as u64);
+    }
+}
+
+#[test]
+fn scan_cost_is_linear_in_nesting_depth() {
+    let context = context();
+    for depth in [1usize, 8, 64, 256] {
+        let module = parse(&context, &nested_program(depth));
+        let functions = classify_functions(module.as_operation()).unwrap();
+        let outcome = run_on_module(module.as_operation(), &functions);
+        assert_eq!(outcome.marked.len(), depth, "every kernel is marked at depth {depth}");
+        assert_eq!(outcome.prologues_inserted, depth as u64);
+        // Ops in @main: per level a call, a loop and a yield; one barrier, one return.
+        let ops = 3 * depth as u64 + 2;
+        assert!(outcome.op_visits <= 2 * ops, "depth {depth}: {} visits for {ops} ops", outcome.op_visits);
+        // Each level's body is rescanned at most once.
+        assert!(outcome.loops_rescanned <= depth as u64);
+        // A second run finds the same kernels and inserts nothing.
+        let again = run_on_module(module.as_operation(), &functions);
+        assert_eq!(again.marked.len(), depth);
+        assert_eq!(again.prologues_inserted, 0);
+    }
+}
+
+#[test]
+fn phase_a_plan_is_empty_after_apply() {
+    let context = context();
+    let w = wait();
+    let source = format!(
+        r#"func.func private @h()
+        func.func @k(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %sig: {SIG}, %x: i32,
+                     %c: i1, %lb: index, %ub: index, %s: index) attributes {{ccl.kind = "incore"}} {{
+          scf.for %i = %lb to %ub step %s {{
+            "ccl.tile_store"(%t, %win, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+            scf.if %c {{ {w} }} else {{ func.call @h() : () -> () }}
+            scf.while : () -> () {{ {w} scf.condition(%c) }} do {{ scf.yield }}
+            "ccl.put"(%win, %win, %x) : (memref<64xf32, #ccl.window>, memref<64xf32, #ccl.window>, i32) -> ()
+          }}
+          {w}
+          {w}
+          return
+        }}"#
+    );
+    let module = parse(&context, &source);
+    let func = function(&module, "k");
+    let plan = kernel::plan(func);
+    let inserted = kernel::apply(&plan);
+    assert_eq!(inserted.region_invalidates, 1);
+    // if-branch wait, call, the pure wait loop, the run of two waits.
+    assert_eq!(inserted.whole_invalidates, 4);
+    // store, call, put.
+    assert_eq!(inserted.fences, 3);
+    assert!(module.as_operation().verify());
+    assert!(kernel::plan(func).is_empty(), "a second plan finds nothing to insert");
+}
+
+#[test]
+fn unknown_kinds_are_reported_in_module_order() {
+    let context = context();
+    let source = r#"
+        func.func @a() attributes {ccl.kind = "device"} { return }
+        func.func @b() attributes {ccl.kind = "incore"} { return }
+        func.func @c() attributes {ccl.kind = unit} { return }
+    "#;
+    let module = parse(&context, source);
+    let errors = classify_functions(module.as_operation()).unwrap_err();
+    assert_eq!(errors.len(), 2);
+    assert!(errors[0].message.starts_with("unknown ccl.kind \"device\"; accepted kinds: incore, aic, aiv"));
+    assert!(errors[1].message.starts_with("unknown ccl.kind unit;"));
+    assert!(errors.iter().all(|e| e.message.ends_with(&names::KINDS.join(", "))));
+}
