@@ -18,6 +18,7 @@ pub mod dialect;
 pub mod driver;
 pub mod generator;
 pub mod ffi;
+pub mod fuzzing;
 pub mod panic;
 pub mod pipeline;
 pub mod registry;
