@@ -7,6 +7,10 @@
 // RUN: ccl-opt %S/loops.mlir --split-input-file -p 'builtin.module(ccl-insert-comm-fence,ccl-verify-comm-order)' -o /dev/null
 // RUN: ccl-opt %S/waits.mlir --split-input-file -p 'builtin.module(ccl-insert-comm-fence,ccl-verify-comm-order)' -o /dev/null
 // RUN: ccl-opt %S/orchestration.mlir --split-input-file -p 'builtin.module(ccl-insert-comm-fence,ccl-verify-comm-order)' -o /dev/null
+// RUN: not ccl-opt %S/unstructured.mlir --split-input-file -p 'builtin.module(ccl-insert-comm-fence,ccl-verify-comm-order)' -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNSTRUCTURED
+// UNSTRUCTURED-NOT: reaches
+// UNSTRUCTURED: error: unknown ccl.kind "kernel"
+// UNSTRUCTURED-NOT: reaches
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence,ccl-verify-comm-order)' | FileCheck %s
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' > %t.inserted
 // RUN: ccl-opt %t.inserted -p 'builtin.module(ccl-verify-comm-order)' > %t.checked
