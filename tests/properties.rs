@@ -2,6 +2,7 @@
 //! programs (ccl-gen's generator, in process, through the library API).
 //!
 //! For every program `p`:
+//! 0. `ccl-pipeline` (admission, insertion, then the checker) accepts it;
 //! 1. `insert(p)` verifies, and `verify(insert(p))` passes;
 //! 2. `insert(insert(p)) == insert(p)`, byte for byte;
 //! 3. the checker and the slow oracle (`verify_comm_order::oracle`, naive
@@ -134,7 +135,15 @@ fn inserted_lines(before: &str, after: &str, what: &str) -> Vec<usize> {
     inserted
 }
 
-fn run_case(session: &Session, insert: &cclir::BuiltPipeline<'_>, verify: &cclir::BuiltPipeline<'_>, seed: u64, counts: &Counts) {
+struct Pipelines<'c> {
+    insert: cclir::BuiltPipeline<'c>,
+    verify: cclir::BuiltPipeline<'c>,
+    /// `ccl-pipeline`: admission, insertion, then the checker.
+    full: cclir::BuiltPipeline<'c>,
+}
+
+fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Counts) {
+    let (insert, verify) = (&pipelines.insert, &pipelines.verify);
     let config = config(seed);
     let what = format!("seed {seed} ({config:?})");
     let text = generator::generate(&config);
@@ -145,6 +154,14 @@ fn run_case(session: &Session, insert: &cclir::BuiltPipeline<'_>, verify: &cclir
     {
         let module = model::lower_module(op_ref(&program)).expect("known kinds");
         counts.oracle_pairs.fetch_add(compare_with_oracle(&module, &what) as u64, Ordering::Relaxed);
+    }
+
+    // 0. The default pipeline (which ends with the checker) accepts p.
+    {
+        let mut copy = session.parse(&text, "gen.mlir").expect("parsed once already");
+        if let Err(e) = session.run(&pipelines.full, &mut copy) {
+            panic!("{what}: ccl-pipeline failed:\n{}", session.render(e.diagnostics()));
+        }
     }
 
     // 1. insert(p) verifies and passes the checker.
@@ -222,11 +239,14 @@ fn generated_programs_keep_their_properties() {
             let counts = &counts;
             scope.spawn(move || {
                 let session = Session::with_config(cclir::SessionConfig { threading: false, ..Default::default() });
-                let insert = session.pipeline(&format!("builtin.module({INSERT})")).expect("insert pipeline");
-                let verify = session.pipeline(&format!("builtin.module({VERIFY})")).expect("verify pipeline");
+                let pipelines = Pipelines {
+                    insert: session.pipeline(&format!("builtin.module({INSERT})")).expect("insert pipeline"),
+                    verify: session.pipeline(&format!("builtin.module({VERIFY})")).expect("verify pipeline"),
+                    full: session.pipeline("builtin.module(ccl-pipeline)").expect("ccl-pipeline"),
+                };
                 let mut case = worker;
                 while case < cases {
-                    run_case(&session, &insert, &verify, base + case, counts);
+                    run_case(&session, &pipelines, base + case, counts);
                     // Nothing is left over between cases.
                     let _ = session.take_diagnostics();
                     case += workers;
