@@ -129,39 +129,91 @@ pub struct VerifyCommOrder {
     pub max_errors: usize,
 }
 
+/// The checker's stack: lowering and the walks recurse once per nesting
+/// level, and MLIR parses nests thousands deep, so the check runs on a
+/// thread of its own with room for them (reserved, not committed, memory).
+const STACK_BYTES: usize = 1 << 30;
+
+/// What one run reports, made on the checker's thread.
+struct Outcome {
+    diagnostics: Vec<Diagnostic>,
+    stats: Vec<(&'static str, u64)>,
+    failed: bool,
+}
+
+/// A module handle that may cross to the checker's thread: the pass
+/// manager's thread waits for it, so nothing else touches the IR meanwhile.
+struct ModuleHandle(OpHandle);
+unsafe impl Send for ModuleHandle {}
+
 impl CclPass for VerifyCommOrder {
     fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let module = match model::lower_module(op) {
-            Ok(module) => module,
-            Err(bad) => {
-                for kind in bad {
-                    cx.report(Diagnostic::error(loc(kind.op), kind.message));
-                }
-                return Err(PassFailed);
-            }
+        let handle = ModuleHandle(op.to_raw().ptr as usize);
+        let max_errors = self.max_errors;
+        let joined = std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("ccl-verify-comm-order".to_string())
+                .stack_size(STACK_BYTES)
+                .spawn_scoped(scope, move || {
+                    let handle = handle;
+                    check_module(handle.0, max_errors)
+                })
+                .map(|thread| thread.join())
+        });
+        let outcome = match joined {
+            Ok(Ok(outcome)) => outcome,
+            // A panic is the framework's to report as an internal error.
+            Ok(Err(payload)) => std::panic::resume_unwind(payload),
+            // No thread to be had: check on this one.
+            Err(_) => check_module(op.to_raw().ptr as usize, max_errors),
         };
-        let findings = analyse(&module);
-        cx.stats.add(stat::KERNELS, findings.kernels_checked);
-        cx.stats.add(stat::SCAN_TARGETS, findings.scan_targets);
-        cx.stats.add(stat::LAUNCHES, findings.launches_checked);
-        cx.stats.add(stat::DELTA_WALKS, findings.delta_walks);
-        cx.stats.add(stat::VIOLATIONS, findings.violation_count() as u64);
-        let total = findings.violation_count();
-        let shown = if self.max_errors == 0 { total } else { total.min(self.max_errors) };
-        for diagnostic in diagnostics(&module, &findings, shown) {
+        for (name, value) in outcome.stats {
+            cx.stats.add(name, value);
+        }
+        for diagnostic in outcome.diagnostics {
             cx.report(diagnostic);
         }
-        if shown < total {
-            cx.report(Diagnostic::error(
-                SourceLoc::of(&op),
-                format!("{} more communication-order violations not shown ({MAX_ERRORS}={})", total - shown, self.max_errors),
-            ));
-        }
-        if findings.violation_count() > 0 {
+        if outcome.failed {
             Err(PassFailed)
         } else {
             Ok(())
         }
+    }
+}
+
+fn check_module(handle: OpHandle, max_errors: usize) -> Outcome {
+    // SAFETY: the module the pass runs on, alive and unchanged for the run.
+    let op = unsafe { model::op_ref(handle) };
+    let module = match model::lower_module(op) {
+        Ok(module) => module,
+        Err(bad) => {
+            return Outcome {
+                diagnostics: bad.into_iter().map(|kind| Diagnostic::error(loc(kind.op), kind.message)).collect(),
+                stats: Vec::new(),
+                failed: true,
+            }
+        }
+    };
+    let findings = analyse(&module);
+    let total = findings.violation_count();
+    let shown = if max_errors == 0 { total } else { total.min(max_errors) };
+    let mut diagnostics = diagnostics(&module, &findings, shown);
+    if shown < total {
+        diagnostics.push(Diagnostic::error(
+            SourceLoc::of(&op),
+            format!("{} more communication-order violations not shown ({MAX_ERRORS}={max_errors})", total - shown),
+        ));
+    }
+    Outcome {
+        diagnostics,
+        stats: vec![
+            (stat::KERNELS, findings.kernels_checked),
+            (stat::SCAN_TARGETS, findings.scan_targets),
+            (stat::LAUNCHES, findings.launches_checked),
+            (stat::DELTA_WALKS, findings.delta_walks),
+            (stat::VIOLATIONS, total as u64),
+        ],
+        failed: total > 0,
     }
 }
 
