@@ -412,3 +412,109 @@ impl Walker {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The checker against the oracle on random trees built directly,
+    //! including shapes the generator cannot write (opaque region ops,
+    //! multi-block regions, switches, many windows).
+    use super::*;
+    use crate::{
+        names::FunctionKind,
+        verify_comm_order::{model::LoopKind, oracle},
+    };
+    use std::collections::BTreeSet;
+
+    struct Gen {
+        state: u64,
+        order: u32,
+        regions: u32,
+    }
+
+    impl Gen {
+        fn below(&mut self, n: u64) -> u64 {
+            self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) % n
+        }
+
+        fn event(&mut self) -> Node {
+            let kind = match self.below(12) {
+                0 | 1 => EventKind::Store { window: Some(self.below(3) as u32) },
+                2 => EventKind::RemoteStore,
+                3 => EventKind::Call { callee: None, submit: false },
+                4 => EventKind::Wait,
+                5 | 6 => EventKind::Fence,
+                7 => EventKind::Invalidate(Some(self.below(3) as u32)),
+                8 => EventKind::Invalidate(None),
+                9 => EventKind::Notify,
+                10 => EventKind::GmRead,
+                _ => EventKind::Store { window: None },
+            };
+            self.order += 1;
+            Node::Event(Event { op: self.order as usize, order: self.order, kind })
+        }
+
+        fn region(&mut self, depth: u32, blocks: u64) -> Region {
+            let id = self.regions;
+            self.regions += 1;
+            let blocks = (0..blocks).map(|_| self.block(depth)).collect();
+            Region { id, blocks }
+        }
+
+        fn block(&mut self, depth: u32) -> Vec<Node> {
+            let len = self.below(5);
+            (0..len)
+                .map(|_| {
+                    if depth == 0 || self.below(3) != 0 {
+                        return self.event();
+                    }
+                    let d = depth - 1;
+                    match self.below(7) {
+                        0 => Node::If { then: self.region(d, 1), otherwise: Some(self.region(d, 1)) },
+                        1 => Node::If { then: self.region(d, 1), otherwise: None },
+                        2 => Node::Loop { kind: LoopKind::Sequential, body: self.region(d, 1) },
+                        3 => Node::While { before: self.region(d, 1), after: self.region(d, 1) },
+                        4 => Node::Switch { cases: vec![self.region(d, 1), self.region(d, 1)] },
+                        5 => Node::Opaque { regions: vec![self.region(d, 1), self.region(d, 2)] },
+                        _ => {
+                            let blocks = 1 + self.below(3);
+                            Node::Scope { body: self.region(d, blocks) }
+                        }
+                    }
+                })
+                .collect()
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_oracle_on_random_trees() {
+        let mut nonempty = 0;
+        for seed in 0..3000 {
+            let mut g = Gen { state: seed, order: 0, regions: 0 };
+            let blocks = 1 + g.below(2);
+            let mut body = g.region(3, blocks);
+            g.order += 1;
+            body.blocks[0].push(Node::Event(Event { op: g.order as usize, order: g.order, kind: EventKind::Return }));
+            let function = Function {
+                name: format!("t{seed}"),
+                op: 0,
+                kind: FunctionKind::InCore,
+                builtin_template: false,
+                region_count: g.regions,
+                window_count: 3,
+                op_count: g.order + 1,
+                body: Some(body),
+            };
+            let fast = check(&function);
+            let slow = oracle::check(&function);
+            let pairs: BTreeSet<(u32, u32)> = fast.violations.iter().map(|v| (v.source_order, v.sink_order)).collect();
+            assert_eq!(pairs, slow.pairs, "seed {seed}: {:#?}", function.body);
+            assert_eq!(fast.unprotected_read.map(|(o, _)| o), slow.unprotected_read, "seed {seed}");
+            nonempty += (!pairs.is_empty()) as u32;
+        }
+        assert!(nonempty > 500, "only {nonempty} trees with violations");
+    }
+}
