@@ -1,5 +1,8 @@
-#![no_main]
-//! See cclir::fuzzing::pass_options.
+//! See cclir::fuzzing::pass_options. (`main` is ours: see cclir_fuzz::run.)
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| cclir::fuzzing::pass_options(data));
+
+fn main() {
+    cclir_fuzz::run()
+}
