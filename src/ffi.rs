@@ -53,9 +53,18 @@ extern "C" {
 /// Parses `source` as one top-level operation (a module, implicitly wrapped
 /// as mlir-opt does) whose locations name `buffer_name`. Errors go to the
 /// context's diagnostic handlers.
+///
+/// MLIR's lexer expects a NUL after the last character (its own file reader
+/// guarantees one) and reads past the end of a buffer without it (found by
+/// the `driver` fuzz target: ASan heap-buffer-overflow on `staticUppe`), so
+/// the text is copied with a NUL behind it.
 pub fn parse_operation<'c>(context: &'c Context, source: &str, buffer_name: &str) -> Option<Operation<'c>> {
+    let mut terminated = Vec::with_capacity(source.len() + 1);
+    terminated.extend_from_slice(source.as_bytes());
+    terminated.push(0);
+    let text = MlirStringRef { data: terminated.as_ptr() as *const _, length: source.len() };
     unsafe {
-        let raw = mlirOperationCreateParse(context.to_raw(), string_ref(source), string_ref(buffer_name));
+        let raw = mlirOperationCreateParse(context.to_raw(), text, string_ref(buffer_name));
         Operation::from_option_raw(raw)
     }
 }
