@@ -4,7 +4,7 @@
 //! Every `unsafe` block of the framework is here.
 
 use cclir_passes::framework::{
-    Diagnostic, DiagnosticSink, PassContext, PassOptions, PassStep, Severity, SourceLoc, Statistics,
+    Changes, Diagnostic, DiagnosticSink, PassContext, PassOptions, PassStep, Severity, SourceLoc, Statistics,
 };
 use melior::{
     ir::{operation::OperationLike, Operation, OperationRef},
@@ -16,7 +16,10 @@ use std::{
     ffi::c_void,
     io::Write,
     panic::{catch_unwind, AssertUnwindSafe},
-    sync::Once,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc, Once,
+    },
 };
 
 fn string_ref(text: &str) -> MlirStringRef {
@@ -224,6 +227,9 @@ struct PassInstance {
     options: PassOptions,
     stats: Statistics,
     sink: DiagnosticSink,
+    /// Set when MLIR's own verify-each is off for this pipeline and the
+    /// framework verifies what each Rust pass changed instead.
+    self_verify: Arc<AtomicBool>,
     pass: Option<Box<dyn cclir_passes::framework::CclPass>>,
 }
 
@@ -244,6 +250,7 @@ unsafe extern "C" fn pass_clone(user_data: *mut c_void) -> *mut c_void {
         options: instance.options.clone(),
         stats: instance.stats.clone(),
         sink: instance.sink.clone(),
+        self_verify: instance.self_verify.clone(),
         pass: None,
     })) as *mut c_void
 }
@@ -256,10 +263,14 @@ unsafe extern "C" fn pass_run(op: MlirOperation, external: MlirExternalPass, use
         let options = &instance.options;
         let pass = instance.pass.get_or_insert_with(|| (step.create)(options));
         let mut cx = PassContext::new(&instance.stats, &instance.sink);
-        pass.run(operation, &mut cx)
+        pass.run(operation, &mut cx).map(|()| cx.take_changes())
     }));
     match outcome {
-        Ok(Ok(())) => {}
+        Ok(Ok(changes)) => {
+            if instance.self_verify.load(Ordering::Relaxed) && !verify_changes(operation, changes) {
+                mlirExternalPassSignalFailure(external);
+            }
+        }
         Ok(Err(_failed)) => mlirExternalPassSignalFailure(external),
         Err(payload) => {
             // The pass object may be half-updated; make a fresh one next time.
@@ -274,6 +285,17 @@ unsafe extern "C" fn pass_run(op: MlirOperation, external: MlirExternalPass, use
     }
 }
 
+/// Runs MLIR's verifier on what a pass changed (all of `anchor` when it did
+/// not say); errors go to the diagnostic handlers.
+unsafe fn verify_changes(anchor: OperationRef<'_, '_>, changes: Changes) -> bool {
+    match changes {
+        Changes::Unknown => mlirOperationVerify(anchor.to_raw()),
+        Changes::Ops(ops) => ops
+            .into_iter()
+            .all(|ptr| mlirOperationVerify(MlirOperation { ptr: ptr as *mut c_void })),
+    }
+}
+
 /// Adds one step of a Rust pass to `manager`. MLIR nests it under the step's
 /// anchor when `manager` runs on another op.
 pub fn add_rust_pass(
@@ -284,8 +306,9 @@ pub fn add_rust_pass(
     options: PassOptions,
     stats: Statistics,
     sink: DiagnosticSink,
+    self_verify: Arc<AtomicBool>,
 ) {
-    let instance = Box::new(PassInstance { step, options, stats, sink, pass: None });
+    let instance = Box::new(PassInstance { step, options, stats, sink, self_verify, pass: None });
     unsafe {
         // A step's static address is unique and 8-byte aligned: a TypeID.
         let type_id = mlirTypeIDCreate(step as *const PassStep as *const c_void);

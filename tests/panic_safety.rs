@@ -44,6 +44,7 @@ fn panicking_pass_becomes_a_diagnostic() {
         PassOptions::defaults(&INFO),
         Statistics::new(&[]),
         sink.clone(),
+        Default::default(),
     );
     let op = unsafe { OperationRef::from_raw(program.operation().to_raw()) };
     assert!(!cclir::ffi::run_pass_manager(&manager, op), "the pass must fail");
