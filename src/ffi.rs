@@ -65,6 +65,8 @@ pub fn parse_operation<'c>(context: &'c Context, source: &str, buffer_name: &str
 
 /// A stream callback for MLIR's printers: appends the chunk to a `Vec<u8>`.
 unsafe extern "C" fn append_to_vec(chunk: MlirStringRef, user_data: *mut c_void) {
+    // The stream callbacks run once per printed token: a bare catch_unwind
+    // (free unless something panics) rather than the hook bookkeeping.
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let buffer = &mut *(user_data as *mut Vec<u8>);
         buffer.extend_from_slice(str_of(chunk));
@@ -189,10 +191,10 @@ unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnostic {
 }
 
 unsafe extern "C" fn collect_diagnostic(diagnostic: MlirDiagnostic, user_data: *mut c_void) -> MlirLogicalResult {
-    let handled = catch_unwind(AssertUnwindSafe(|| {
+    let handled = crate::panic::catch_in_callback(|| {
         let sink = &*(user_data as *const DiagnosticSink);
         sink.push(convert_diagnostic(diagnostic));
-    }));
+    });
     // Handled either way: a diagnostic must never reach MLIR's default
     // handler, which would print it a second time.
     let _ = handled;
@@ -200,7 +202,7 @@ unsafe extern "C" fn collect_diagnostic(diagnostic: MlirDiagnostic, user_data: *
 }
 
 unsafe extern "C" fn drop_sink(user_data: *mut c_void) {
-    let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(user_data as *mut DiagnosticSink))));
+    let _ = crate::panic::catch_in_callback(|| drop(Box::from_raw(user_data as *mut DiagnosticSink)));
 }
 
 /// Routes every diagnostic of `context` into `sink`, as values.
@@ -236,7 +238,7 @@ struct PassInstance {
 unsafe extern "C" fn pass_construct(_user_data: *mut c_void) {}
 
 unsafe extern "C" fn pass_destruct(user_data: *mut c_void) {
-    let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(user_data as *mut PassInstance))));
+    let _ = crate::panic::catch_in_callback(|| drop(Box::from_raw(user_data as *mut PassInstance)));
 }
 
 unsafe extern "C" fn pass_initialize(_context: MlirContext, _user_data: *mut c_void) -> MlirLogicalResult {
@@ -258,13 +260,13 @@ unsafe extern "C" fn pass_clone(user_data: *mut c_void) -> *mut c_void {
 unsafe extern "C" fn pass_run(op: MlirOperation, external: MlirExternalPass, user_data: *mut c_void) {
     let instance = &mut *(user_data as *mut PassInstance);
     let operation = OperationRef::from_raw(op);
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
+    let outcome = crate::panic::catch_in_callback(|| {
         let step = instance.step;
         let options = &instance.options;
         let pass = instance.pass.get_or_insert_with(|| (step.create)(options));
         let mut cx = PassContext::new(&instance.stats, &instance.sink);
         pass.run(operation, &mut cx).map(|()| cx.take_changes())
-    }));
+    });
     match outcome {
         Ok(Ok(changes)) => {
             if instance.self_verify.load(Ordering::Relaxed) && !verify_changes(operation, changes) {
