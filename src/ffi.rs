@@ -4,7 +4,7 @@
 //! Every `unsafe` block of the framework is here.
 
 use cclir_passes::framework::{
-    Diagnostic, DiagnosticSink, PassContext, PassOptions, PassStep, Severity, SourceLoc, Statistics,
+    Changes, Diagnostic, DiagnosticSink, PassContext, PassOptions, PassStep, Severity, SourceLoc, Statistics,
 };
 use melior::{
     ir::{operation::OperationLike, Operation, OperationRef},
@@ -16,7 +16,10 @@ use std::{
     ffi::c_void,
     io::Write,
     panic::{catch_unwind, AssertUnwindSafe},
-    sync::Once,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc, Once,
+    },
 };
 
 fn string_ref(text: &str) -> MlirStringRef {
@@ -71,6 +74,8 @@ pub fn parse_operation<'c>(context: &'c Context, source: &str, buffer_name: &str
 
 /// A stream callback for MLIR's printers: appends the chunk to a `Vec<u8>`.
 unsafe extern "C" fn append_to_vec(chunk: MlirStringRef, user_data: *mut c_void) {
+    // The stream callbacks run once per printed token: a bare catch_unwind
+    // (free unless something panics) rather than the hook bookkeeping.
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let buffer = &mut *(user_data as *mut Vec<u8>);
         buffer.extend_from_slice(str_of(chunk));
@@ -195,10 +200,10 @@ unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnostic {
 }
 
 unsafe extern "C" fn collect_diagnostic(diagnostic: MlirDiagnostic, user_data: *mut c_void) -> MlirLogicalResult {
-    let handled = catch_unwind(AssertUnwindSafe(|| {
+    let handled = crate::panic::catch_in_callback(|| {
         let sink = &*(user_data as *const DiagnosticSink);
         sink.push(convert_diagnostic(diagnostic));
-    }));
+    });
     // Handled either way: a diagnostic must never reach MLIR's default
     // handler, which would print it a second time.
     let _ = handled;
@@ -206,7 +211,7 @@ unsafe extern "C" fn collect_diagnostic(diagnostic: MlirDiagnostic, user_data: *
 }
 
 unsafe extern "C" fn drop_sink(user_data: *mut c_void) {
-    let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(user_data as *mut DiagnosticSink))));
+    let _ = crate::panic::catch_in_callback(|| drop(Box::from_raw(user_data as *mut DiagnosticSink)));
 }
 
 /// Routes every diagnostic of `context` into `sink`, as values.
@@ -233,13 +238,16 @@ struct PassInstance {
     options: PassOptions,
     stats: Statistics,
     sink: DiagnosticSink,
+    /// Set when MLIR's own verify-each is off for this pipeline and the
+    /// framework verifies what each Rust pass changed instead.
+    self_verify: Arc<AtomicBool>,
     pass: Option<Box<dyn cclir_passes::framework::CclPass>>,
 }
 
 unsafe extern "C" fn pass_construct(_user_data: *mut c_void) {}
 
 unsafe extern "C" fn pass_destruct(user_data: *mut c_void) {
-    let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(user_data as *mut PassInstance))));
+    let _ = crate::panic::catch_in_callback(|| drop(Box::from_raw(user_data as *mut PassInstance)));
 }
 
 unsafe extern "C" fn pass_initialize(_context: MlirContext, _user_data: *mut c_void) -> MlirLogicalResult {
@@ -253,6 +261,7 @@ unsafe extern "C" fn pass_clone(user_data: *mut c_void) -> *mut c_void {
         options: instance.options.clone(),
         stats: instance.stats.clone(),
         sink: instance.sink.clone(),
+        self_verify: instance.self_verify.clone(),
         pass: None,
     })) as *mut c_void
 }
@@ -260,15 +269,19 @@ unsafe extern "C" fn pass_clone(user_data: *mut c_void) -> *mut c_void {
 unsafe extern "C" fn pass_run(op: MlirOperation, external: MlirExternalPass, user_data: *mut c_void) {
     let instance = &mut *(user_data as *mut PassInstance);
     let operation = OperationRef::from_raw(op);
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
+    let outcome = crate::panic::catch_in_callback(|| {
         let step = instance.step;
         let options = &instance.options;
         let pass = instance.pass.get_or_insert_with(|| (step.create)(options));
         let mut cx = PassContext::new(&instance.stats, &instance.sink);
-        pass.run(operation, &mut cx)
-    }));
+        pass.run(operation, &mut cx).map(|()| cx.take_changes())
+    });
     match outcome {
-        Ok(Ok(())) => {}
+        Ok(Ok(changes)) => {
+            if instance.self_verify.load(Ordering::Relaxed) && !verify_changes(operation, changes) {
+                mlirExternalPassSignalFailure(external);
+            }
+        }
         Ok(Err(_failed)) => mlirExternalPassSignalFailure(external),
         Err(payload) => {
             // The pass object may be half-updated; make a fresh one next time.
@@ -283,6 +296,17 @@ unsafe extern "C" fn pass_run(op: MlirOperation, external: MlirExternalPass, use
     }
 }
 
+/// Runs MLIR's verifier on what a pass changed (all of `anchor` when it did
+/// not say); errors go to the diagnostic handlers.
+unsafe fn verify_changes(anchor: OperationRef<'_, '_>, changes: Changes) -> bool {
+    match changes {
+        Changes::Unknown => mlirOperationVerify(anchor.to_raw()),
+        Changes::Ops(ops) => ops
+            .into_iter()
+            .all(|ptr| mlirOperationVerify(MlirOperation { ptr: ptr as *mut c_void })),
+    }
+}
+
 /// Adds one step of a Rust pass to `manager`. MLIR nests it under the step's
 /// anchor when `manager` runs on another op.
 pub fn add_rust_pass(
@@ -293,8 +317,9 @@ pub fn add_rust_pass(
     options: PassOptions,
     stats: Statistics,
     sink: DiagnosticSink,
+    self_verify: Arc<AtomicBool>,
 ) {
-    let instance = Box::new(PassInstance { step, options, stats, sink, pass: None });
+    let instance = Box::new(PassInstance { step, options, stats, sink, self_verify, pass: None });
     unsafe {
         // A step's static address is unique and 8-byte aligned: a TypeID.
         let type_id = mlirTypeIDCreate(step as *const PassStep as *const c_void);

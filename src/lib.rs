@@ -173,7 +173,7 @@ impl Session {
 
     pub fn build(&self, spec: &PipelineSpec) -> Result<BuiltPipeline<'_>, Error> {
         let built = pipeline::build(&self.context, spec.ast(), registry::Registry::global(), &self.sink)?;
-        ffi::enable_verifier(&built.manager, self.config.verify_each);
+        built.set_verify_each(self.config.verify_each);
         Ok(built)
     }
 

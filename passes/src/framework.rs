@@ -468,11 +468,25 @@ pub struct PassFailed;
 pub struct PassContext<'s> {
     pub stats: &'s Statistics,
     sink: &'s DiagnosticSink,
+    changes: Changes,
+}
+
+/// What a run changed, for verify-each: MLIR skips verifying after a pass
+/// that preserved everything, and the framework does the same for Rust
+/// passes, verifying only the ops a pass says it changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Changes {
+    /// The pass said nothing: assume the whole anchor op changed.
+    #[default]
+    Unknown,
+    /// Only these ops (and what they contain) changed; none if empty. Each
+    /// is an `MlirOperation` pointer, owned by MLIR, kept as an address.
+    Ops(Vec<usize>),
 }
 
 impl<'s> PassContext<'s> {
     pub fn new(stats: &'s Statistics, sink: &'s DiagnosticSink) -> Self {
-        Self { stats, sink }
+        Self { stats, sink, changes: Changes::Unknown }
     }
 
     pub fn report(&mut self, diagnostic: Diagnostic) {
@@ -482,6 +496,33 @@ impl<'s> PassContext<'s> {
     pub fn error(&mut self, loc: SourceLoc, message: impl Into<String>) -> PassFailed {
         self.report(Diagnostic::error(loc, message));
         PassFailed
+    }
+
+    /// Declares that this run changed nothing (so nothing needs verifying).
+    pub fn preserve_all(&mut self) {
+        if self.changes == Changes::Unknown {
+            self.changes = Changes::Ops(Vec::new());
+        }
+    }
+
+    /// Declares that `op` (with everything nested in it) changed. Once a
+    /// pass calls this or `preserve_all`, only the ops named here are
+    /// verified after it.
+    pub fn changed(&mut self, op: OperationRef<'_, '_>) {
+        let raw = op.to_raw().ptr as usize;
+        match &mut self.changes {
+            Changes::Unknown => self.changes = Changes::Ops(vec![raw]),
+            Changes::Ops(ops) => {
+                if !ops.contains(&raw) {
+                    ops.push(raw)
+                }
+            }
+        }
+    }
+
+    /// What the run declared it changed.
+    pub fn take_changes(&mut self) -> Changes {
+        std::mem::take(&mut self.changes)
     }
 }
 

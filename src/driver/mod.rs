@@ -20,7 +20,6 @@ use crate::{
 };
 use cli::Options;
 use std::io::Read;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The message mlir-opt prints for an I/O error (LLVM's wording).
 pub fn io_message(error: &std::io::Error) -> String {
@@ -38,7 +37,7 @@ pub fn io_message(error: &std::io::Error) -> String {
 /// Runs `ccl-opt` with `args` (program name first) and returns the exit code.
 pub fn main(args: Vec<String>) -> i32 {
     crate::panic::install_quiet_hook();
-    match catch_unwind(AssertUnwindSafe(|| run(&args[1.min(args.len())..]))) {
+    match crate::panic::catch_in_callback(|| run(&args[1.min(args.len())..])) {
         Ok(code) => code,
         Err(payload) => {
             eprintln!("ccl-opt: internal error: {}", crate::panic::message(&payload));
@@ -87,7 +86,7 @@ fn run(args: &[String]) -> i32 {
             return 1;
         }
     };
-    let output = match output::Output::open(&options.output) {
+    let mut output = match output::Output::open(&options.output) {
         Ok(output) => output,
         Err(message) => {
             eprintln!("{message}");
@@ -105,15 +104,19 @@ fn run(args: &[String]) -> i32 {
         Some(marker) => split::split(&text, marker),
         None => vec![split::Chunk { text }],
     };
-    let mut printed = Vec::new();
     let mut all_ok = true;
     let mut missing = Vec::new();
+    let last = chunks.len() - 1;
     for (index, chunk) in chunks.iter().enumerate() {
         if index > 0 {
-            printed.extend_from_slice(options.output_split_marker.as_bytes());
-            printed.push(b'\n');
+            let marker = format!("{}\n", options.output_split_marker);
+            if let Err(error) = output.writer().write_all(marker.as_bytes()) {
+                eprintln!("error writing output: {error}");
+                return 1;
+            }
         }
-        match process_chunk(&options, spec.as_ref(), &chunk.text, &buffer, index == 0, &mut printed, &mut missing) {
+        let position = ChunkPosition { first: index == 0, last: index == last };
+        match process_chunk(&options, spec.as_ref(), &chunk.text, &buffer, position, output.writer(), &mut missing) {
             ChunkOutcome::Ok => {}
             ChunkOutcome::Failed => all_ok = false,
             ChunkOutcome::Fatal => return 1,
@@ -124,11 +127,9 @@ fn run(args: &[String]) -> i32 {
         all_ok = false;
         eprint!("{}", missing.concat());
     }
-    if all_ok || output.is_stdout() {
-        if let Err(message) = output.commit(&printed) {
-            eprintln!("{message}");
-            return 1;
-        }
+    if let Err(message) = output.finish(all_ok) {
+        eprintln!("{message}");
+        return 1;
     }
     if all_ok {
         0
@@ -178,6 +179,13 @@ fn read_input(input: &str) -> Result<(String, String), String> {
     Ok((input.to_string(), text))
 }
 
+/// Where a chunk stands among the chunks of the input.
+#[derive(Clone, Copy)]
+struct ChunkPosition {
+    first: bool,
+    last: bool,
+}
+
 enum ChunkOutcome {
     Ok,
     Failed,
@@ -190,8 +198,8 @@ fn process_chunk(
     spec: Option<&PipelineSpec>,
     text: &str,
     buffer: &str,
-    first: bool,
-    printed: &mut Vec<u8>,
+    position: ChunkPosition,
+    printed: &mut dyn std::io::Write,
     missing: &mut Vec<String>,
 ) -> ChunkOutcome {
     let session = Session::with_config(SessionConfig {
@@ -206,7 +214,7 @@ fn process_chunk(
             return ChunkOutcome::Fatal;
         }
     };
-    if first && options.dump_pass_pipeline {
+    if position.first && options.dump_pass_pipeline {
         let text = built
             .as_ref()
             .map(|b| ffi::print_pass_pipeline(b.manager.as_operation_pass_manager()))
@@ -219,60 +227,78 @@ fn process_chunk(
 
     let mut diagnostics = Vec::new();
     let mut succeeded = false;
-    let mut capture = None;
     match session.parse(text, buffer) {
-        Ok(mut program) => {
-            let ran = match &built {
-                Some(built) => {
-                    if !options.print_ir_before.is_empty() || !options.print_ir_after.is_empty() {
-                        capture = ir_dump::CapturedStderr::start();
-                    }
-                    let result = session.run(built, &mut program);
-                    if let Some(captured) = capture.take() {
-                        let filter = ir_dump::DumpFilter {
-                            before: options.print_ir_before.clone(),
-                            after: options.print_ir_after.clone(),
-                            before_all: options.print_ir_before_all,
-                            after_all: options.print_ir_after_all || options.print_ir_after_failure,
-                        };
-                        eprint!("{}", filter.filter(&captured.finish()));
-                    }
-                    if options.pass_statistics {
-                        eprint!("{}", report::statistics(&built.records));
-                    }
-                    result
+        Ok(mut program) => match run_instrumented(options, &session, built.as_ref(), &mut program) {
+            Ok(()) => {
+                let print = ffi::PrintOptions {
+                    generic: options.print_op_generic,
+                    debug_info: options.print_debuginfo,
+                    local_scope: options.print_local_scope,
+                };
+                if let Err(error) = program.write(printed, print) {
+                    eprintln!("error writing output: {error}");
+                    return ChunkOutcome::Fatal;
                 }
-                None => Ok(()),
-            };
-            match ran {
-                Ok(()) => {
-                    let print = ffi::PrintOptions {
-                        generic: options.print_op_generic,
-                        debug_info: options.print_debuginfo,
-                        local_scope: options.print_local_scope,
-                    };
-                    if let Err(error) = program.write(printed, print) {
-                        eprintln!("error writing output: {error}");
-                        return ChunkOutcome::Fatal;
-                    }
-                    succeeded = true;
+                succeeded = true;
+                if position.last {
+                    // The process ends next: tearing down a large module
+                    // costs time and frees nothing the exit would not.
+                    std::mem::forget(program);
                 }
-                Err(error) => diagnostics.extend(error.diagnostics().iter().cloned()),
             }
-        }
+            Err(error) => diagnostics.extend(error.diagnostics().iter().cloned()),
+        },
         Err(error) => diagnostics.extend(error.diagnostics().iter().cloned()),
     }
     diagnostics.extend(session.take_diagnostics());
 
-    if options.verify_diagnostics {
-        return verify_chunk(&session, text, buffer, &diagnostics, options.verify_only_expected, missing);
-    }
-    eprint!("{}", session.render(&diagnostics));
-    if succeeded {
-        ChunkOutcome::Ok
+    let outcome = if options.verify_diagnostics {
+        verify_chunk(&session, text, buffer, &diagnostics, options.verify_only_expected, missing)
     } else {
-        ChunkOutcome::Failed
+        eprint!("{}", session.render(&diagnostics));
+        if succeeded {
+            ChunkOutcome::Ok
+        } else {
+            ChunkOutcome::Failed
+        }
+    };
+    // The pass manager goes (it prints the timing report as it goes); the
+    // context of the last chunk is left to the process exit, like the module.
+    drop(built);
+    if position.last {
+        std::mem::forget(session);
     }
+    outcome
+}
+
+/// Runs the pipeline (if any) with the IR-dump filter and statistics report
+/// the flags ask for.
+fn run_instrumented(
+    options: &Options,
+    session: &Session,
+    built: Option<&crate::BuiltPipeline<'_>>,
+    program: &mut crate::Program<'_>,
+) -> Result<(), Error> {
+    let Some(built) = built else { return Ok(()) };
+    let capture = if !options.print_ir_before.is_empty() || !options.print_ir_after.is_empty() {
+        ir_dump::CapturedStderr::start()
+    } else {
+        None
+    };
+    let result = session.run(built, program);
+    if let Some(captured) = capture {
+        let filter = ir_dump::DumpFilter {
+            before: options.print_ir_before.clone(),
+            after: options.print_ir_after.clone(),
+            before_all: options.print_ir_before_all,
+            after_all: options.print_ir_after_all || options.print_ir_after_failure,
+        };
+        eprint!("{}", filter.filter(&captured.finish()));
+    }
+    if options.pass_statistics {
+        eprint!("{}", report::statistics(&built.records));
+    }
+    result
 }
 
 fn verify_chunk(

@@ -6,7 +6,13 @@ use super::grammar::{Element, GrammarError, PipelineAst};
 use crate::registry::{Entry, Registry};
 use cclir_passes::framework::{Anchor, DiagnosticSink, OptionError, PassInfo, PassOptions, Statistics};
 use melior::{pass::{OperationPassManager, PassManager}, Context};
-use std::fmt;
+use std::{
+    fmt,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
+};
 
 /// A pipeline that could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -37,6 +43,23 @@ pub struct BuiltPipeline<'c> {
     pub manager: PassManager<'c>,
     pub records: Vec<PassRecord>,
     pub anchor: String,
+    /// Whether any upstream pass is in the pipeline.
+    pub has_upstream: bool,
+    /// Shared by every Rust pass of the pipeline: when set, each verifies
+    /// what it changed (MLIR's verify-each being off).
+    pub self_verify: Arc<AtomicBool>,
+}
+
+impl BuiltPipeline<'_> {
+    /// verify-each as MLIR does it, at the cost MLIR has: a pipeline of
+    /// Rust passes only turns MLIR's verifier off and verifies just the ops
+    /// each pass says it changed (MLIR likewise skips verifying after a
+    /// pass that preserved everything, which the C API cannot declare).
+    pub fn set_verify_each(&self, enabled: bool) {
+        let rust_only = !self.has_upstream;
+        crate::ffi::enable_verifier(&self.manager, enabled && !rust_only);
+        self.self_verify.store(enabled && rust_only, Ordering::Relaxed);
+    }
 }
 
 impl fmt::Debug for BuiltPipeline<'_> {
@@ -52,6 +75,8 @@ struct Builder<'r> {
     /// Where the outermost anchor's elements start in `text`.
     inner_start: usize,
     records: Vec<PassRecord>,
+    has_upstream: bool,
+    self_verify: Arc<AtomicBool>,
 }
 
 /// Builds `ast` into a fresh pass manager anchored on the pipeline's anchor.
@@ -69,13 +94,21 @@ pub fn build<'c>(
         text: ast.to_text(),
         inner_start: ast.anchor.len() + 1,
         records: Vec::new(),
+        has_upstream: false,
+        self_verify: Arc::new(AtomicBool::new(false)),
     };
     // Offsets in `ast` refer to the text it was parsed from; re-parse the
     // canonical text so carets point into what we show.
     let canonical = super::grammar::parse(&builder.text)?;
     let mut nesting = vec![canonical.anchor.clone()];
     builder.add_elements(manager.as_operation_pass_manager(), &mut nesting, &canonical.elements)?;
-    Ok(BuiltPipeline { manager, records: builder.records, anchor: canonical.anchor })
+    Ok(BuiltPipeline {
+        manager,
+        records: builder.records,
+        anchor: canonical.anchor,
+        has_upstream: builder.has_upstream,
+        self_verify: builder.self_verify,
+    })
 }
 
 impl Builder<'_> {
@@ -142,6 +175,7 @@ impl Builder<'_> {
                 if name.is_empty() {
                     return Err(unknown());
                 }
+                self.has_upstream = true;
                 crate::ffi::add_upstream_pipeline(manager, &element).map_err(|message| {
                     // MLIR knows the name only if its parser got past the name.
                     if message.contains("does not refer to a registered pass") {
@@ -193,6 +227,7 @@ impl Builder<'_> {
                 options.clone(),
                 stats.clone(),
                 self.sink.clone(),
+                self.self_verify.clone(),
             );
         }
         self.records.push(PassRecord { info, nesting: nesting.clone(), stats });
