@@ -36,7 +36,7 @@ use std::{
 
 const INSERT: &str = "ccl-insert-comm-fence";
 const VERIFY: &str = "ccl-verify-comm-order";
-const MUTATE_EVERY: u64 = 2;
+const MUTATE_EVERY: u64 = 3;
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
