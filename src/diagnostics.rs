@@ -7,19 +7,33 @@ pub use cclir_passes::framework::{Diagnostic, DiagnosticSink, Severity, SourceLo
 use std::collections::HashMap;
 
 /// The text of every buffer diagnostics may point into, by buffer name.
+/// Line starts are indexed on first use, so rendering many diagnostics costs
+/// one pass over the buffer, not one per diagnostic.
 #[derive(Default, Debug, Clone)]
 pub struct SourceMap {
-    buffers: HashMap<String, String>,
+    buffers: HashMap<String, Source>,
+}
+
+#[derive(Debug, Clone)]
+struct Source {
+    text: String,
+    line_starts: std::cell::OnceCell<Vec<usize>>,
 }
 
 impl SourceMap {
     pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) {
-        self.buffers.insert(name.into(), text.into());
+        self.buffers.insert(name.into(), Source { text: text.into(), line_starts: Default::default() });
     }
 
     fn line(&self, file: &str, line: u32) -> Option<&str> {
-        let text = self.buffers.get(file)?;
-        text.split('\n').nth(line.checked_sub(1)? as usize).map(|l| l.strip_suffix('\r').unwrap_or(l))
+        let source = self.buffers.get(file)?;
+        let starts = source.line_starts.get_or_init(|| {
+            std::iter::once(0).chain(source.text.match_indices('\n').map(|(i, _)| i + 1)).collect()
+        });
+        let start = *starts.get(line.checked_sub(1)? as usize)?;
+        let rest = &source.text[start..];
+        let text = rest.split('\n').next().unwrap_or("");
+        Some(text.strip_suffix('\r').unwrap_or(text))
     }
 }
 
