@@ -7,6 +7,9 @@ pub mod insert_comm_fence;
 pub mod ir;
 pub mod names;
 
+#[cfg(test)]
+mod test_support;
+
 use framework::{PassInfo, PipelineInfo};
 
 /// The lane mapping of an admitted launch (a library API beside the pass).

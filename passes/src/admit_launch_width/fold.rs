@@ -19,7 +19,13 @@ pub struct Folded {
 
 /// Folds what it can; `sites` keeps the cal ops left over, in order. Sites
 /// are visited in program order, so a cal op fed by a folded one folds too.
-pub fn fold(sites: &mut Vec<CalSite<'_, '_>>, max_blocks: Option<i128>, errors: &mut Errors) -> Folded {
+/// Each rewritten site's scope goes to `changed`.
+pub fn fold<'c, 'a>(
+    sites: &mut Vec<CalSite<'c, 'a>>,
+    max_blocks: Option<i128>,
+    errors: &mut Errors,
+    changed: &mut Vec<OperationRef<'c, 'a>>,
+) -> Folded {
     let mut folded = Folded { count: 0, constants: HashSet::new() };
     let mut kept = Vec::new();
     for site in sites.drain(..) {
@@ -47,6 +53,7 @@ pub fn fold(sites: &mut Vec<CalSite<'_, '_>>, max_blocks: Option<i128>, errors: 
         ir::erase(op);
         folded.constants.insert(ir::op_key(&constant));
         folded.count += 1;
+        changed.push(site.scope);
     }
     *sites = kept;
     folded

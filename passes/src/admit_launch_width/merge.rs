@@ -9,12 +9,12 @@
 //! of the first is kept, and becomes the first of its own branch.
 
 use super::{ir, CalSite};
-use melior::ir::{operation::OperationLike, ValueLike};
+use melior::ir::{operation::OperationLike, OperationRef, ValueLike};
 use std::collections::HashMap;
 
 /// Merges duplicates; `sites` keeps the survivors, in order. Returns how
-/// many ops were merged away.
-pub fn merge(sites: &mut Vec<CalSite<'_, '_>>) -> u64 {
+/// many ops were merged away; the scope of each goes to `changed`.
+pub fn merge<'c, 'a>(sites: &mut Vec<CalSite<'c, 'a>>, changed: &mut Vec<OperationRef<'c, 'a>>) -> u64 {
     let mut merged = 0;
     let mut firsts: HashMap<(Option<usize>, usize, usize), Vec<usize>> = HashMap::new();
     let mut kept: Vec<CalSite<'_, '_>> = Vec::new();
@@ -29,6 +29,7 @@ pub fn merge(sites: &mut Vec<CalSite<'_, '_>>) -> u64 {
                 ir::replace_all_uses(ir::first_result(op), ir::first_result(first));
                 ir::erase(op);
                 merged += 1;
+                changed.push(site.scope);
             }
             None => {
                 candidates.push(kept.len());

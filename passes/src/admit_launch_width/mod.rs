@@ -24,6 +24,9 @@ mod lower;
 mod merge;
 mod stamp;
 
+#[cfg(test)]
+mod tests;
+
 use crate::{
     framework::{
         Anchor, CclPass, Diagnostic, OptionSpec, OptionType, PassContext, PassFailed, PassInfo, PassOptions, PassStep,
@@ -106,13 +109,22 @@ struct Function {
 struct CalSite<'c, 'a> {
     op: OperationRef<'c, 'a>,
     function: Option<usize>,
+    /// What verify-each must check when this op is rewritten.
+    scope: OperationRef<'c, 'a>,
+}
+
+/// One `ccl.all_to_all_v`, with the scope its stamp changes.
+#[derive(Clone, Copy)]
+struct Launch<'c, 'a> {
+    op: OperationRef<'c, 'a>,
+    scope: OperationRef<'c, 'a>,
 }
 
 /// What the scan found, in pre-order.
 struct Scan<'c, 'a> {
     functions: Vec<Function>,
     cals: Vec<CalSite<'c, 'a>>,
-    launches: Vec<OperationRef<'c, 'a>>,
+    launches: Vec<Launch<'c, 'a>>,
 }
 
 impl<'c, 'a> Scan<'c, 'a> {
@@ -134,11 +146,13 @@ impl<'c, 'a> Scan<'c, 'a> {
             if name != names::CAL_ALL_TO_ALL_V_BLOCKS && name != names::ALL_TO_ALL_V {
                 continue;
             }
-            let function = current.filter(|(func, _)| is_inside(op, *func)).map(|(_, index)| index);
+            let enclosing = current.filter(|(func, _)| is_inside(op, *func));
+            let function = enclosing.map(|(_, index)| index);
+            let scope = scope_of(op, enclosing.map(|(func, _)| func));
             if name == names::CAL_ALL_TO_ALL_V_BLOCKS {
-                scan.cals.push(CalSite { op, function });
+                scan.cals.push(CalSite { op, function, scope });
             } else {
-                scan.launches.push(op);
+                scan.launches.push(Launch { op, scope });
             }
         }
         scan
@@ -159,6 +173,12 @@ fn function_of(func: OperationRef<'_, '_>) -> Function {
         .map(|s| s.value().to_string());
     let in_core = kind.as_deref().and_then(FunctionKind::from_kind) == Some(FunctionKind::InCore);
     Function { name, kind: kind.unwrap_or_else(|| "opaque".to_string()), in_core }
+}
+
+/// What verify-each checks after `op` is rewritten: its function, or
+/// outside any function the op holding it.
+fn scope_of<'c, 'a>(op: OperationRef<'c, 'a>, function: Option<OperationRef<'c, 'a>>) -> OperationRef<'c, 'a> {
+    function.or_else(|| op.parent_operation()).unwrap_or(op)
 }
 
 fn is_inside<'c, 'a>(op: OperationRef<'c, 'a>, ancestor: OperationRef<'c, 'a>) -> bool {
@@ -213,16 +233,19 @@ impl CclPass for AdmitLaunchWidth {
             }
         }
 
+        // The scopes (functions) each step rewrote, for verify-each.
+        let mut changed = Vec::new();
+
         // Rules 1, 2, 4.
-        let folded = fold::fold(&mut sites, self.max_blocks, &mut errors);
+        let folded = fold::fold(&mut sites, self.max_blocks, &mut errors, &mut changed);
         cx.stats.add(STAT_FOLDED, folded.count);
 
         // Rule 6.
-        let merged = merge::merge(&mut sites);
+        let merged = merge::merge(&mut sites, &mut changed);
         cx.stats.add(STAT_MERGED, merged);
 
         // Rules 3, 4.
-        let stamped = stamp::stamp(&scan.launches, &folded.constants, self.max_blocks, &mut errors);
+        let stamped = stamp::stamp(&scan.launches, &folded.constants, self.max_blocks, &mut errors, &mut changed);
         cx.stats.add(STAT_STAMPED, stamped);
 
         if !errors.is_empty() {
@@ -236,9 +259,11 @@ impl CclPass for AdmitLaunchWidth {
 
         // Rule 7.
         if self.lower_dynamic {
-            let lowered = lower::lower(&sites);
+            let lowered = lower::lower(&sites, &mut changed);
             cx.stats.add(STAT_LOWERED, lowered);
         }
+        cx.preserve_all();
+        changed.into_iter().for_each(|scope| cx.changed(scope));
         Ok(())
     }
 }

@@ -3,22 +3,24 @@
 //! `signal_stride`, when given, must be at least B, and B at most
 //! `max-blocks`.
 
-use super::{ir, Errors};
+use super::{ir, Errors, Launch};
 use crate::names;
 use melior::ir::{operation::OperationLike, operation::OperationResult, OperationRef, ValueLike};
 use std::collections::HashSet;
 
-/// Stamps the launches; returns how many got a new or changed `launch_width`.
-/// `folded` are the constants this run folded, already held to `max-blocks`
-/// at their cal op (one error per computation, not one per launch).
-pub fn stamp(
-    launches: &[OperationRef<'_, '_>],
+/// Stamps the launches; returns how many got a new or changed `launch_width`
+/// (their scopes go to `changed`). `folded` are the constants this run
+/// folded, already held to `max-blocks` at their cal op (one error per
+/// computation, not one per launch).
+pub fn stamp<'c, 'a>(
+    launches: &[Launch<'c, 'a>],
     folded: &HashSet<usize>,
     max_blocks: Option<i128>,
     errors: &mut Errors,
+    changed: &mut Vec<OperationRef<'c, 'a>>,
 ) -> u64 {
     let mut stamped = 0;
-    for &launch in launches {
+    for &Launch { op: launch, scope } in launches {
         let blocks = launch.operand(4).expect("blocks operand");
         let Some(b) = ir::constant_int(blocks) else { continue };
         if b <= 0 {
@@ -50,6 +52,7 @@ pub fn stamp(
         if launch.attribute(names::ATTR_LAUNCH_WIDTH).ok() != Some(attribute) {
             ir::set_attribute(launch, names::ATTR_LAUNCH_WIDTH, attribute);
             stamped += 1;
+            changed.push(scope);
         }
     }
     stamped

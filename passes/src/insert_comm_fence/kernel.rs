@@ -140,9 +140,15 @@ pub struct KernelStep;
 impl CclPass for KernelStep {
     fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         if ir::op_name(op) != names::FUNC || ir::function_kind(op) != Ok(FunctionKind::InCore) {
+            cx.preserve_all();
             return Ok(());
         }
         let plan = plan(op);
+        if plan.is_empty() {
+            cx.preserve_all();
+            return Ok(());
+        }
+        cx.changed(op);
         let inserted = apply(&plan);
         cx.stats.add(stat::REGION_INVALIDATES, inserted.region_invalidates);
         cx.stats.add(stat::WHOLE_INVALIDATES, inserted.whole_invalidates);

@@ -33,6 +33,9 @@ use std::collections::HashSet;
 pub struct Outcome {
     /// The marked InCore functions, by symbol name, in module order.
     pub marked: Vec<String>,
+    /// The functions that got a prologue, as indices into the function
+    /// list the run was given, in module order.
+    pub prologued: Vec<usize>,
     pub prologues_inserted: u64,
     pub loops_rescanned: u64,
     /// How many times the scan visited an op (the cost bound: at most twice
@@ -214,6 +217,7 @@ pub fn run_on_module<'c, 'a>(
         outcome.marked.push(ir::symbol_name(func).unwrap_or_default().to_string());
         if insert_prologue(func) {
             outcome.prologues_inserted += 1;
+            outcome.prologued.push(index);
         }
     }
     outcome
@@ -250,6 +254,10 @@ impl CclPass for OrchestrationStep {
             }
         };
         let outcome = run_on_module(op, &functions);
+        // Orchestration IR is only read: verify-each checks the kernels
+        // that got a prologue, and nothing when none did.
+        cx.preserve_all();
+        outcome.prologued.iter().for_each(|&index| cx.changed(functions[index].0));
         cx.stats.add(stat::KERNELS_MARKED, outcome.marked.len() as u64);
         cx.stats.add(stat::PROLOGUES, outcome.prologues_inserted);
         cx.stats.add(stat::LOOPS_RESCANNED, outcome.loops_rescanned);

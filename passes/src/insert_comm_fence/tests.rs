@@ -7,34 +7,12 @@ use super::{
     orchestration::{classify_functions, run_on_module},
     purity::{Classifier, Purity},
 };
-use crate::{ir, names, names::FunctionKind};
-use melior::{
-    dialect::DialectRegistry,
-    ir::{block::BlockLike, operation::OperationLike, Module, OperationRef},
-    utility::{load_irdl_dialects, register_all_dialects},
-    Context,
+use crate::{
+    ir, names,
+    names::FunctionKind,
+    test_support::{context, function, parse},
 };
-
-const IRDL: &str = include_str!("../../../src/dialect/ccl.irdl.mlir");
-
-fn context() -> Context {
-    let registry = DialectRegistry::new();
-    register_all_dialects(&registry);
-    let context = Context::new_with_registry(&registry, false);
-    let declaration = Module::parse(&context, IRDL).expect("IRDL parses");
-    assert!(load_irdl_dialects(&declaration));
-    context
-}
-
-fn parse<'c>(context: &'c Context, source: &str) -> Module<'c> {
-    let module = Module::parse(context, source).expect("test IR parses");
-    assert!(module.as_operation().verify(), "test IR verifies");
-    module
-}
-
-fn function<'c, 'a>(module: &'a Module<'c>, name: &str) -> OperationRef<'c, 'a> {
-    ir::SymbolTable::of_module(module.as_operation()).lookup_function(name).expect("function exists")
-}
+use melior::ir::{block::BlockLike, operation::OperationLike, Module};
 
 /// The classes of the loops directly in `name`'s body, in order.
 fn loop_classes(module: &Module<'_>, name: &str) -> Vec<Purity> {
@@ -319,4 +297,81 @@ fn unknown_kinds_are_reported_in_module_order() {
     assert!(errors[0].message.starts_with("unknown ccl.kind \"device\"; accepted kinds: incore, aic, aiv"));
     assert!(errors[1].message.starts_with("unknown ccl.kind unit;"));
     assert!(errors.iter().all(|e| e.message.ends_with(&names::KINDS.join(", "))));
+}
+
+/// A kernel with one local publish, a kernel already complete, a
+/// non-InCore helper and an orchestration function launching the first
+/// kernel after a collective.
+const CHANGES_PROGRAM: &str = r#"
+    func.func @publish(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.kind = "incore"} {
+      "ccl.tile_store"(%t, %win, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+      return
+    }
+    func.func @done() attributes {ccl.kind = "aiv"} {
+      "ccl.cacheinvalid"() : () -> ()
+      "ccl.fence"() : () -> ()
+      return
+    }
+    func.func @helper() { return }
+    func.func @main(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.kind = "orchestration"} {
+      "ccl.barrier"() : () -> ()
+      func.call @publish(%t, %win, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+      func.call @done() : () -> ()
+      func.call @helper() : () -> ()
+      return
+    }
+"#;
+
+#[test]
+fn each_step_declares_exactly_the_functions_it_changed() {
+    use crate::{
+        framework::{Changes, Statistics},
+        test_support::{address, counts, run_step},
+    };
+    let context = context();
+    let module = parse(&context, CHANGES_PROGRAM);
+    let stats = Statistics::new(super::INFO.statistics);
+    let publish = function(&module, "publish");
+    let kernels = |stats: &Statistics| {
+        ["publish", "done", "helper", "main"].map(|name| run_step(&super::INFO, 0, function(&module, name), stats))
+    };
+
+    // Phase A: only @publish gets markers; the complete kernel, the helper
+    // and the orchestration function are declared unchanged.
+    let none = Changes::Ops(Vec::new());
+    assert_eq!(kernels(&stats), [Changes::Ops(vec![address(publish)]), none.clone(), none.clone(), none.clone()]);
+    // Phase B: @done is marked but already has its prologue.
+    let orchestration = run_step(&super::INFO, 1, module.as_operation(), &stats);
+    assert_eq!(orchestration, Changes::Ops(vec![address(publish)]));
+    let first = counts(&stats);
+    assert_eq!(
+        first,
+        [
+            ("region-invalidates", 1),
+            ("whole-gm-invalidates", 0),
+            ("fences", 1),
+            ("prologues", 1),
+            ("kernels-marked", 2),
+            ("loops-rescanned", 0)
+        ]
+    );
+    let text = module.as_operation().to_string();
+
+    // A second run is a no-op: nothing declared, nothing inserted, the same
+    // IR, and only the counters that count findings (marks) move.
+    let again = Statistics::new(super::INFO.statistics);
+    assert_eq!(kernels(&again), [none.clone(), none.clone(), none.clone(), none.clone()]);
+    assert_eq!(run_step(&super::INFO, 1, module.as_operation(), &again), none);
+    assert_eq!(module.as_operation().to_string(), text);
+    assert_eq!(
+        counts(&again),
+        [
+            ("region-invalidates", 0),
+            ("whole-gm-invalidates", 0),
+            ("fences", 0),
+            ("prologues", 0),
+            ("kernels-marked", 2),
+            ("loops-rescanned", 0)
+        ]
+    );
 }
