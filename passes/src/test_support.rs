@@ -2,7 +2,10 @@
 //! loaded, parsing that checks the verifier, and running one pass step by
 //! hand to see what it declared changed.
 
-use crate::framework::{Changes, DiagnosticSink, PassContext, PassInfo, PassOptions, Statistics};
+use crate::{
+    framework::{Changes, DiagnosticSink, PassContext, PassInfo, PassOptions, Statistics},
+    names::Interned,
+};
 use melior::{
     dialect::DialectRegistry,
     ir::{operation::OperationLike, Module, OperationRef},
@@ -30,6 +33,11 @@ pub fn parse<'c>(context: &'c Context, source: &str) -> Module<'c> {
 /// The `func.func` called `name` at the top of `module`.
 pub fn function<'c, 'a>(module: &'a Module<'c>, name: &str) -> OperationRef<'c, 'a> {
     crate::ir::SymbolTable::of_module(module.as_operation()).lookup_function(name).expect("function exists")
+}
+
+/// The interned names of `module`'s context.
+pub fn interned(module: &Module<'_>) -> Interned {
+    Interned::new(unsafe { mlir_sys::mlirOperationGetContext(module.as_operation().to_raw()) })
 }
 
 /// What one run of step `step` of `info` (default options) on `op`

@@ -10,19 +10,19 @@
 
 use super::{ir, CalSite};
 use melior::ir::{operation::OperationLike, OperationRef, ValueLike};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// Merges duplicates; `sites` keeps the survivors, in order. Returns how
 /// many ops were merged away; the scope of each goes to `changed`.
 pub fn merge<'c, 'a>(sites: &mut Vec<CalSite<'c, 'a>>, changed: &mut Vec<OperationRef<'c, 'a>>) -> u64 {
     let mut merged = 0;
-    let mut firsts: HashMap<(Option<usize>, usize, usize), Vec<usize>> = HashMap::new();
+    let mut firsts: FxHashMap<(Option<usize>, usize, usize), Vec<usize>> = FxHashMap::default();
     let mut kept: Vec<CalSite<'_, '_>> = Vec::new();
     for site in sites.drain(..) {
         let op = site.op;
         let p = op.operand(0).expect("p operand").to_raw().ptr as usize;
         let l = op.operand(1).expect("l operand").to_raw().ptr as usize;
-        let candidates = firsts.entry((site.function, p, l)).or_default();
+        let candidates = firsts.entry((site.function.map(crate::ir::op_key), p, l)).or_default();
         let first = candidates.iter().map(|&index| kept[index].op).find(|&first| ir::dominates_structurally(first, op));
         match first {
             Some(first) => {

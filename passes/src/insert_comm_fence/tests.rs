@@ -9,18 +9,19 @@ use super::{
 };
 use crate::{
     ir, names,
-    names::FunctionKind,
-    test_support::{context, function, parse},
+    names::{FunctionKind, Name},
+    test_support::{context, function, interned, parse},
 };
 use melior::ir::{block::BlockLike, operation::OperationLike, Module};
 
 /// The classes of the loops directly in `name`'s body, in order.
 fn loop_classes(module: &Module<'_>, name: &str) -> Vec<Purity> {
     let func = function(module, name);
-    let mut classifier = Classifier::new();
+    let names = interned(module);
+    let mut classifier = Classifier::new(&names);
     let entry = ir::entry_block(func).unwrap();
     ir::ops(entry)
-        .filter(|op| super::purity::is_loop(ir::op_name(*op)))
+        .filter(|op| names.is_loop(Name::of(*op)))
         .map(|op| classifier.op_class(op))
         .collect()
 }
@@ -96,7 +97,8 @@ fn reads_memory_is_iterative_and_stops_at_non_pure_ops() {
     let func = function(&module, "f");
     let entry = ir::entry_block(func).unwrap();
     let ret = entry.terminator().unwrap();
-    let mut classifier = Classifier::new();
+    let names = interned(&module);
+    let mut classifier = Classifier::new(&names);
     assert!(classifier.reads_memory(ret.operand(0).unwrap()));
     // Through a non-side-effect-free op (vector.extract is not in the list)
     // and from a tile_load: not "reads memory" in the rule's sense.
@@ -136,8 +138,7 @@ fn wrapper_resolution_handles_cycles_and_memoises() {
     "#;
     let module = parse(&context, source);
     let functions = classify_functions(module.as_operation()).unwrap();
-    let symbols = ir::SymbolTable::of_module(module.as_operation());
-    let graph = CallGraph::build(&functions, &symbols);
+    let graph = CallGraph::build(&functions, &interned(&module));
     let mut resolver = WrapperResolver::new(&graph);
     let names_of = |graph: &CallGraph<'_, '_>, nodes: &[petgraph::graph::NodeIndex]| -> Vec<String> {
         nodes.iter().map(|n| ir::symbol_name(graph.function(*n)).unwrap().to_string()).collect()
@@ -272,7 +273,8 @@ fn phase_a_plan_is_empty_after_apply() {
     );
     let module = parse(&context, &source);
     let func = function(&module, "k");
-    let plan = kernel::plan(func);
+    let names = interned(&module);
+    let plan = kernel::plan(func, &names);
     let inserted = kernel::apply(&plan);
     assert_eq!(inserted.region_invalidates, 1);
     // if-branch wait, call, the pure wait loop, the run of two waits.
@@ -280,7 +282,7 @@ fn phase_a_plan_is_empty_after_apply() {
     // store, call, put.
     assert_eq!(inserted.fences, 3);
     assert!(module.as_operation().verify());
-    assert!(kernel::plan(func).is_empty(), "a second plan finds nothing to insert");
+    assert!(kernel::plan(func, &names).is_empty(), "a second plan finds nothing to insert");
 }
 
 #[test]
