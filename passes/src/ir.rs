@@ -71,7 +71,9 @@ pub enum Walk {
 /// C API calls (next op, first region) and no allocation. `visit` must not
 /// erase or move ops: collect them, then change them.
 pub fn walk_nested<'c, 'a>(root: OperationRef<'c, 'a>, mut visit: impl FnMut(OperationRef<'c, 'a>) -> Walk) {
-    let mut stack: Vec<Position> = Position::first_in(root.to_raw()).into_iter().collect();
+    // Room for the usual nesting, so a walk of a function allocates once.
+    let mut stack: Vec<Position> = Vec::with_capacity(16);
+    stack.extend(Position::first_in(root.to_raw()));
     while let Some(top) = stack.last_mut() {
         let op = top.op;
         if !top.advance() {

@@ -7,7 +7,7 @@
 //! (idempotence).
 
 use super::{
-    purity::{Classifier, Purity},
+    purity::{Classifier, Memo, Purity},
     stat,
 };
 use crate::{
@@ -42,8 +42,12 @@ fn local_publish_dst(names: &Interned, name: Name) -> Option<usize> {
 }
 
 /// The insertions rules 1-5 ask for in `func`, in walk order.
-pub fn plan<'c, 'a>(func: OperationRef<'c, 'a>, names: &Interned) -> Vec<(OperationRef<'c, 'a>, Marker<'c, 'a>)> {
-    let mut classifier = Classifier::new(names);
+pub fn plan<'c, 'a>(
+    func: OperationRef<'c, 'a>,
+    names: &Interned,
+    memo: &mut Memo,
+) -> Vec<(OperationRef<'c, 'a>, Marker<'c, 'a>)> {
+    let mut classifier = Classifier::new(names, memo);
     let mut plan = Vec::new();
     let mut worklist: Vec<BlockRef<'c, 'a>> = ir::regions(func).flat_map(ir::blocks).collect();
     while let Some(block) = worklist.pop() {
@@ -148,6 +152,7 @@ pub fn apply<'c, 'a>(plan: &[(OperationRef<'c, 'a>, Marker<'c, 'a>)]) -> Inserte
 pub struct KernelStep {
     /// Interned once per thread's pass instance, not once per function.
     names: Option<Interned>,
+    memo: Memo,
 }
 
 impl CclPass for KernelStep {
@@ -162,7 +167,7 @@ impl CclPass for KernelStep {
             cx.preserve_all();
             return Ok(());
         }
-        let plan = plan(op, names);
+        let plan = plan(op, names, &mut self.memo);
         if plan.is_empty() {
             cx.preserve_all();
             return Ok(());

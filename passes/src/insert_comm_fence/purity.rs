@@ -9,7 +9,7 @@ use crate::{
     ir,
     names::{Interned, Name},
 };
-use melior::ir::{operation::OperationLike, BlockRef, OperationRef, RegionRef, Value, ValueLike};
+use melior::ir::{operation::OperationLike, BlockRef, OperationRef, RegionRef, Value};
 use mlir_sys::MlirValue;
 use rustc_hash::FxHashMap;
 
@@ -31,29 +31,36 @@ impl Purity {
     }
 }
 
-/// Memoised classification of one function's ops.
-pub struct Classifier<'n> {
-    names: &'n Interned,
+/// What a [`Classifier`] remembers. Kept by the caller across functions
+/// so the maps keep their capacity: a fresh set per function was regrown
+/// from nothing for every kernel.
+#[derive(Default)]
+pub struct Memo {
     /// Classes of region-bearing ops (others are classified in O(1)).
     classes: FxHashMap<usize, Purity>,
     /// `reads_memory` per value.
     reads: FxHashMap<usize, bool>,
     /// Per region-bearing op: whether a value used inside it reads memory.
     uses_read: FxHashMap<usize, bool>,
-    /// The work stack of `reads_memory`, kept between calls: (value,
-    /// operands expanded?).
-    stack: Vec<(MlirValue, bool)>,
+    /// The work stack of `reads_memory`: (value address, operands
+    /// expanded?); addresses, so a step holding a memo stays `Send`.
+    stack: Vec<(usize, bool)>,
+}
+
+/// Memoised classification of one function's ops.
+pub struct Classifier<'n> {
+    names: &'n Interned,
+    memo: &'n mut Memo,
 }
 
 impl<'n> Classifier<'n> {
-    pub fn new(names: &'n Interned) -> Self {
-        Self {
-            names,
-            classes: FxHashMap::default(),
-            reads: FxHashMap::default(),
-            uses_read: FxHashMap::default(),
-            stack: Vec::new(),
-        }
+    /// A classifier for one function; `memo` is emptied first (it is keyed
+    /// by addresses, which other IR may reuse).
+    pub fn new(names: &'n Interned, memo: &'n mut Memo) -> Self {
+        memo.classes.clear();
+        memo.reads.clear();
+        memo.uses_read.clear();
+        Self { names, memo }
     }
 
     /// The class of `op` (SEMANTICS.md, Phase A rule 5).
@@ -69,7 +76,7 @@ impl<'n> Classifier<'n> {
         if !(names.is_loop(name) || name == names.scf_if) {
             return if ir::is_side_effect_free(op) { Purity::Pure } else { Purity::NotPure };
         }
-        if let Some(class) = self.classes.get(&ir::op_key(op)) {
+        if let Some(class) = self.memo.classes.get(&ir::op_key(op)) {
             return *class;
         }
         let class = if name == names.scf_if {
@@ -106,7 +113,7 @@ impl<'n> Classifier<'n> {
                 self.regions_class(op)
             }
         };
-        self.classes.insert(ir::op_key(op), class);
+        self.memo.classes.insert(ir::op_key(op), class);
         class
     }
 
@@ -155,44 +162,44 @@ impl<'n> Classifier<'n> {
     /// shared operands is walked once).
     pub fn reads_memory(&mut self, value: Value<'_, '_>) -> bool {
         let root = ir::value_key(value);
-        if let Some(known) = self.reads.get(&root) {
+        if let Some(known) = self.memo.reads.get(&root) {
             return *known;
         }
-        let mut stack = std::mem::take(&mut self.stack);
-        stack.push((value.to_raw(), false));
-        while let Some((raw, expanded)) = stack.pop() {
-            let current = unsafe { Value::from_raw(raw) };
+        let mut stack = std::mem::take(&mut self.memo.stack);
+        stack.push((root, false));
+        while let Some((address, expanded)) = stack.pop() {
+            let current = unsafe { Value::from_raw(MlirValue { ptr: address as *const _ }) };
             let key = ir::value_key(current);
-            if self.reads.contains_key(&key) {
+            if self.memo.reads.contains_key(&key) {
                 continue;
             }
             let Some(def) = ir::defining_op(current) else {
-                self.reads.insert(key, false);
+                self.memo.reads.insert(key, false);
                 continue;
             };
             let name = Name::of(def);
             if name == self.names.read {
-                self.reads.insert(key, true);
+                self.memo.reads.insert(key, true);
                 continue;
             }
             if !name.is_side_effect_free() {
-                self.reads.insert(key, false);
+                self.memo.reads.insert(key, false);
                 continue;
             }
             if expanded {
-                let any = def.operands().any(|operand| self.reads.get(&ir::value_key(operand)).copied().unwrap_or(false));
-                self.reads.insert(key, any);
+                let any = def.operands().any(|operand| self.memo.reads.get(&ir::value_key(operand)).copied().unwrap_or(false));
+                self.memo.reads.insert(key, any);
                 continue;
             }
-            stack.push((raw, true));
+            stack.push((address, true));
             for operand in def.operands() {
-                if !self.reads.contains_key(&ir::value_key(operand)) {
-                    stack.push((operand.to_raw(), false));
+                if !self.memo.reads.contains_key(&ir::value_key(operand)) {
+                    stack.push((ir::value_key(operand), false));
                 }
             }
         }
-        self.stack = stack;
-        self.reads[&root]
+        self.memo.stack = stack;
+        self.memo.reads[&root]
     }
 
     /// Whether `region` "reads memory" (the `before` region of an
@@ -215,7 +222,7 @@ impl<'n> Classifier<'n> {
         if Name::of(op) == self.names.read {
             return true;
         }
-        if let Some(known) = self.uses_read.get(&ir::op_key(op)) {
+        if let Some(known) = self.memo.uses_read.get(&ir::op_key(op)) {
             return *known;
         }
         let operands_read = self.any_reads(op, 0..op.operand_count());
@@ -229,7 +236,7 @@ impl<'n> Classifier<'n> {
             }
         }
         let result = operands_read || inner;
-        self.uses_read.insert(ir::op_key(op), result);
+        self.memo.uses_read.insert(ir::op_key(op), result);
         result
     }
 }

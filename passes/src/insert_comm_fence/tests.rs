@@ -5,7 +5,7 @@ use super::{
     call_graph::{CallGraph, WrapperResolver},
     kernel,
     orchestration::{classify_functions, run_on_module},
-    purity::{Classifier, Purity},
+    purity::{Classifier, Memo, Purity},
 };
 use crate::{
     ir, names,
@@ -18,7 +18,8 @@ use melior::ir::{block::BlockLike, operation::OperationLike, Module};
 fn loop_classes(module: &Module<'_>, name: &str) -> Vec<Purity> {
     let func = function(module, name);
     let names = interned(module);
-    let mut classifier = Classifier::new(&names);
+    let mut memo = Memo::default();
+    let mut classifier = Classifier::new(&names, &mut memo);
     let entry = ir::entry_block(func).unwrap();
     ir::ops(entry)
         .filter(|op| names.is_loop(Name::of(*op)))
@@ -98,7 +99,8 @@ fn reads_memory_is_iterative_and_stops_at_non_pure_ops() {
     let entry = ir::entry_block(func).unwrap();
     let ret = entry.terminator().unwrap();
     let names = interned(&module);
-    let mut classifier = Classifier::new(&names);
+    let mut memo = Memo::default();
+    let mut classifier = Classifier::new(&names, &mut memo);
     assert!(classifier.reads_memory(ret.operand(0).unwrap()));
     // Through a non-side-effect-free op (vector.extract is not in the list)
     // and from a tile_load: not "reads memory" in the rule's sense.
@@ -274,7 +276,7 @@ fn phase_a_plan_is_empty_after_apply() {
     let module = parse(&context, &source);
     let func = function(&module, "k");
     let names = interned(&module);
-    let plan = kernel::plan(func, &names);
+    let plan = kernel::plan(func, &names, &mut Memo::default());
     let inserted = kernel::apply(&plan);
     assert_eq!(inserted.region_invalidates, 1);
     // if-branch wait, call, the pure wait loop, the run of two waits.
@@ -282,7 +284,7 @@ fn phase_a_plan_is_empty_after_apply() {
     // store, call, put.
     assert_eq!(inserted.fences, 3);
     assert!(module.as_operation().verify());
-    assert!(kernel::plan(func, &names).is_empty(), "a second plan finds nothing to insert");
+    assert!(kernel::plan(func, &names, &mut Memo::default()).is_empty(), "a second plan finds nothing to insert");
 }
 
 #[test]
