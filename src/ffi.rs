@@ -4,7 +4,7 @@
 //! Every `unsafe` block of the framework is here.
 
 use cclir_passes::framework::{
-    Changes, Diagnostic, DiagnosticSink, PassContext, PassOptions, PassStep, Severity, SourceLoc, Statistics,
+    Anchor, Changes, Diagnostic, DiagnosticSink, PassContext, PassOptions, PassStep, Severity, SourceLoc, Statistics,
 };
 use melior::{
     ir::{operation::OperationLike, Operation, OperationRef},
@@ -309,7 +309,7 @@ unsafe fn verify_changes(anchor: OperationRef<'_, '_>, changes: Changes) -> bool
         Changes::Ops(ops) => {
             // 1 when the context is single-threaded: its uniquer has no locks.
             let threads = mlirContextGetNumThreads(mlirOperationGetContext(anchor.to_raw())) as usize;
-            if threads < 2 || ops.len() < PARALLEL_VERIFY_MIN {
+            if threads < 2 || ops.len() < PARALLEL_VERIFY_MIN || !sibling_functions(&ops) {
                 ops.into_iter().all(|op| verify_address(op))
             } else {
                 // A panic here (a bug) must not unwind into MLIR.
@@ -327,8 +327,22 @@ unsafe fn verify_address(op: usize) -> bool {
     mlirOperationVerify(MlirOperation { ptr: op as *mut c_void })
 }
 
-/// Verifies `ops` (distinct ops, none inside another: a pass declares the
-/// functions it changed) on `threads` threads, this one included. Like a
+/// Whether `ops` are all `func.func`s with one parent: verifying one then
+/// reads nothing another's verification touches (a function is isolated
+/// from above, and none is inside another), which is when MLIR itself
+/// verifies ops in parallel. Ops that share blocks must not be verified at
+/// once: dominance checks renumber a block's ops on demand.
+unsafe fn sibling_functions(ops: &[usize]) -> bool {
+    let raw = |op: usize| MlirOperation { ptr: op as *mut c_void };
+    let parent = mlirOperationGetParentOperation(raw(ops[0])).ptr;
+    let func = mlirIdentifierGet(mlirOperationGetContext(raw(ops[0])), string_ref(Anchor::Function.op_name())).ptr;
+    ops.iter().all(|&op| {
+        mlirOperationGetName(raw(op)).ptr == func && mlirOperationGetParentOperation(raw(op)).ptr == parent
+    })
+}
+
+/// Verifies `ops` (sibling functions: [`sibling_functions`]) on `threads`
+/// threads, this one included. Like a
 /// sequential run it reports the diagnostics of each op in order, up to and
 /// including the first op that fails, and then fails.
 fn verify_in_parallel(ops: &[usize], threads: usize) -> bool {
@@ -502,6 +516,30 @@ mod tests {
         for _ in 0..5 {
             assert!(!verify_in_parallel(&functions, 2));
             assert_eq!(sink.take(), expected);
+        }
+        // The path a pass run takes, with the context's own thread count.
+        let anchor = unsafe { OperationRef::from_raw(module.to_raw()) };
+        assert!(!unsafe { verify_changes(anchor, Changes::Ops(functions.clone())) });
+        assert_eq!(sink.take(), expected);
+    }
+
+    /// Only functions side by side are verified at once: not an op together
+    /// with one inside it, not ops sharing a block.
+    #[test]
+    fn only_sibling_functions_are_verified_at_once() {
+        let context = crate::dialect::create_context(true, false);
+        let source = "module {\n  func.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.addi %b, %b : i32\n    return\n  }\n  func.func @g() {\n    return\n  }\n}\n";
+        let module = parse_operation(&context, source, "t.mlir").expect("parses");
+        let address = |op: OperationRef<'_, '_>| op.to_raw().ptr as usize;
+        let top: Vec<OperationRef<'_, '_>> =
+            crate::passes::ir::ops(module.region(0).unwrap().first_block().unwrap()).collect();
+        let body: Vec<usize> = crate::passes::ir::ops(top[0].region(0).unwrap().first_block().unwrap())
+            .map(address)
+            .collect();
+        unsafe {
+            assert!(sibling_functions(&[address(top[0]), address(top[1])]));
+            assert!(!sibling_functions(&[address(top[0]), module.to_raw().ptr as usize]));
+            assert!(!sibling_functions(&body));
         }
     }
 }
