@@ -4,7 +4,7 @@
 //! Every `unsafe` block of the framework is here.
 
 use cclir_passes::framework::{
-    Changes, Diagnostic, DiagnosticSink, PassContext, PassOptions, PassStep, Severity, SourceLoc, Statistics,
+    Anchor, Changes, Diagnostic, DiagnosticSink, PassContext, PassOptions, PassStep, Severity, SourceLoc, Statistics,
 };
 use melior::{
     ir::{operation::OperationLike, Operation, OperationRef},
@@ -13,12 +13,13 @@ use melior::{
 };
 use mlir_sys::*;
 use std::{
+    cell::RefCell,
     ffi::c_void,
     io::Write,
     panic::{catch_unwind, AssertUnwindSafe},
     sync::{
-        atomic::{AtomicBool, Ordering},
-        Arc, Once,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+        Arc, Mutex, Once,
     },
 };
 
@@ -199,10 +200,21 @@ unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnostic {
     Diagnostic { severity, loc, message: String::from_utf8_lossy(&message).into_owned(), notes }
 }
 
+thread_local! {
+    /// Set while a thread verifies changed ops beside others
+    /// (`verify_in_parallel`): its diagnostics are held, with their sink, to
+    /// be replayed in op order.
+    static HELD: RefCell<Option<Vec<(DiagnosticSink, Diagnostic)>>> = const { RefCell::new(None) };
+}
+
 unsafe extern "C" fn collect_diagnostic(diagnostic: MlirDiagnostic, user_data: *mut c_void) -> MlirLogicalResult {
     let handled = crate::panic::catch_in_callback(|| {
         let sink = &*(user_data as *const DiagnosticSink);
-        sink.push(convert_diagnostic(diagnostic));
+        let diagnostic = convert_diagnostic(diagnostic);
+        HELD.with(|held| match held.borrow_mut().as_mut() {
+            Some(held) => held.push((sink.clone(), diagnostic)),
+            None => sink.push(diagnostic),
+        });
     });
     // Handled either way: a diagnostic must never reach MLIR's default
     // handler, which would print it a second time.
@@ -297,14 +309,91 @@ unsafe extern "C" fn pass_run(op: MlirOperation, external: MlirExternalPass, use
 }
 
 /// Runs MLIR's verifier on what a pass changed (all of `anchor` when it did
-/// not say); errors go to the diagnostic handlers.
+/// not say); errors go to the diagnostic handlers. Declared ops are
+/// verified one after the other, stopping at the first failure; many of
+/// them (a module step that changed many functions) are verified on the
+/// context's threads, as MLIR verifies a module's functions, with the same
+/// diagnostics in the same order.
 unsafe fn verify_changes(anchor: OperationRef<'_, '_>, changes: Changes) -> bool {
     match changes {
         Changes::Unknown => mlirOperationVerify(anchor.to_raw()),
-        Changes::Ops(ops) => ops
-            .into_iter()
-            .all(|ptr| mlirOperationVerify(MlirOperation { ptr: ptr as *mut c_void })),
+        Changes::Ops(ops) => {
+            // 1 when the context is single-threaded: its uniquer has no locks.
+            let threads = mlirContextGetNumThreads(mlirOperationGetContext(anchor.to_raw())) as usize;
+            if threads < 2 || ops.len() < PARALLEL_VERIFY_MIN || !sibling_functions(&ops) {
+                ops.into_iter().all(|op| verify_address(op))
+            } else {
+                // A panic here (a bug) must not unwind into MLIR.
+                catch_unwind(AssertUnwindSafe(|| verify_in_parallel(&ops, threads))).unwrap_or(false)
+            }
+        }
     }
+}
+
+/// Below this many declared ops, verifying them on more threads does not
+/// pay for starting the threads (an op is a function: tens of microseconds).
+const PARALLEL_VERIFY_MIN: usize = 32;
+
+unsafe fn verify_address(op: usize) -> bool {
+    mlirOperationVerify(MlirOperation { ptr: op as *mut c_void })
+}
+
+/// Whether `ops` are all `func.func`s with one parent: verifying one then
+/// reads nothing another's verification touches (a function is isolated
+/// from above, and none is inside another), which is when MLIR itself
+/// verifies ops in parallel. Ops that share blocks must not be verified at
+/// once: dominance checks renumber a block's ops on demand.
+unsafe fn sibling_functions(ops: &[usize]) -> bool {
+    let raw = |op: usize| MlirOperation { ptr: op as *mut c_void };
+    let parent = mlirOperationGetParentOperation(raw(ops[0])).ptr;
+    let func = mlirIdentifierGet(mlirOperationGetContext(raw(ops[0])), string_ref(Anchor::Function.op_name())).ptr;
+    ops.iter().all(|&op| {
+        mlirOperationGetName(raw(op)).ptr == func && mlirOperationGetParentOperation(raw(op)).ptr == parent
+    })
+}
+
+/// Verifies `ops` (sibling functions: [`sibling_functions`]) on `threads`
+/// threads, this one included. Like a
+/// sequential run it reports the diagnostics of each op in order, up to and
+/// including the first op that fails, and then fails.
+fn verify_in_parallel(ops: &[usize], threads: usize) -> bool {
+    const CHUNK: usize = 16;
+    let next = AtomicUsize::new(0);
+    // Ops that failed or said something: (index, passed, what they said).
+    type Outcome = (usize, bool, Vec<(DiagnosticSink, Diagnostic)>);
+    let outcomes: Mutex<Vec<Outcome>> = Mutex::new(Vec::new());
+    let work = || {
+        HELD.with(|held| *held.borrow_mut() = Some(Vec::new()));
+        loop {
+            let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+            if start >= ops.len() {
+                break;
+            }
+            for (index, &op) in ops.iter().enumerate().skip(start).take(CHUNK) {
+                let passed = unsafe { verify_address(op) };
+                let said = HELD.with(|held| std::mem::take(held.borrow_mut().as_mut().expect("set above")));
+                if !passed || !said.is_empty() {
+                    outcomes.lock().unwrap_or_else(|poison| poison.into_inner()).push((index, passed, said));
+                }
+            }
+        }
+        HELD.with(|held| *held.borrow_mut() = None);
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads.min(ops.len().div_ceil(CHUNK)) {
+            scope.spawn(work);
+        }
+        work();
+    });
+    let mut outcomes = outcomes.into_inner().unwrap_or_else(|poison| poison.into_inner());
+    outcomes.sort_unstable_by_key(|(index, _, _)| *index);
+    for (_, passed, said) in outcomes {
+        said.into_iter().for_each(|(sink, diagnostic)| sink.push(diagnostic));
+        if !passed {
+            return false;
+        }
+    }
+    true
 }
 
 /// Adds one step of a Rust pass to `manager`. MLIR nests it under the step's
@@ -401,4 +490,67 @@ pub fn run_pass_manager(manager: &melior::pass::PassManager<'_>, op: OperationRe
 /// Runs MLIR's verifier on `op`; failures go to the diagnostic handlers.
 pub fn verify(op: OperationRef<'_, '_>) -> bool {
     unsafe { mlirOperationVerify(op.to_raw()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use melior::ir::{block::BlockLike, RegionLike};
+
+    /// Parallel verification of declared functions reports exactly what a
+    /// sequential run does: the first broken function's errors, then stops.
+    #[test]
+    fn parallel_verification_reports_as_a_sequential_run() {
+        let context = crate::dialect::create_context(true, false);
+        let sink = DiagnosticSink::default();
+        attach_diagnostic_sink(&context, sink.clone());
+        let functions: String = (0..100).map(|i| format!("func.func @f{i}() {{\n  return\n}}\n")).collect();
+        let source = format!("module {{\n{functions}}}\n");
+        let module = parse_operation(&context, &source, "many.mlir").expect("parses");
+        let functions: Vec<usize> = crate::passes::ir::ops(module.region(0).unwrap().first_block().unwrap())
+            .map(|op| op.to_raw().ptr as usize)
+            .collect();
+        assert!(functions.len() >= PARALLEL_VERIFY_MIN);
+        assert!(verify_in_parallel(&functions, 2), "all verify");
+        for broken in [70, 30, 95] {
+            let func = unsafe { OperationRef::from_raw(MlirOperation { ptr: functions[broken] as *mut c_void }) };
+            let ret = func.region(0).unwrap().first_block().unwrap().terminator().unwrap();
+            unsafe {
+                mlirOperationRemoveFromParent(ret.to_raw());
+                mlirOperationDestroy(ret.to_raw());
+            }
+        }
+        let sequential = functions.iter().all(|&op| unsafe { verify_address(op) });
+        let expected = sink.take();
+        assert!(!sequential);
+        assert!(!expected.is_empty() && expected.iter().all(|d| d.loc == expected[0].loc));
+        for _ in 0..5 {
+            assert!(!verify_in_parallel(&functions, 2));
+            assert_eq!(sink.take(), expected);
+        }
+        // The path a pass run takes, with the context's own thread count.
+        let anchor = unsafe { OperationRef::from_raw(module.to_raw()) };
+        assert!(!unsafe { verify_changes(anchor, Changes::Ops(functions.clone())) });
+        assert_eq!(sink.take(), expected);
+    }
+
+    /// Only functions side by side are verified at once: not an op together
+    /// with one inside it, not ops sharing a block.
+    #[test]
+    fn only_sibling_functions_are_verified_at_once() {
+        let context = crate::dialect::create_context(true, false);
+        let source = "module {\n  func.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.addi %b, %b : i32\n    return\n  }\n  func.func @g() {\n    return\n  }\n}\n";
+        let module = parse_operation(&context, source, "t.mlir").expect("parses");
+        let address = |op: OperationRef<'_, '_>| op.to_raw().ptr as usize;
+        let top: Vec<OperationRef<'_, '_>> =
+            crate::passes::ir::ops(module.region(0).unwrap().first_block().unwrap()).collect();
+        let body: Vec<usize> = crate::passes::ir::ops(top[0].region(0).unwrap().first_block().unwrap())
+            .map(address)
+            .collect();
+        unsafe {
+            assert!(sibling_functions(&[address(top[0]), address(top[1])]));
+            assert!(!sibling_functions(&[address(top[0]), module.to_raw().ptr as usize]));
+            assert!(!sibling_functions(&body));
+        }
+    }
 }

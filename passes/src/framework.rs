@@ -508,21 +508,27 @@ impl<'s> PassContext<'s> {
     /// Declares that `op` (with everything nested in it) changed. Once a
     /// pass calls this or `preserve_all`, only the ops named here are
     /// verified after it.
+    /// Declaring an op twice is allowed (it is verified once).
     pub fn changed(&mut self, op: OperationRef<'_, '_>) {
         let raw = op.to_raw().ptr as usize;
         match &mut self.changes {
             Changes::Unknown => self.changes = Changes::Ops(vec![raw]),
-            Changes::Ops(ops) => {
-                if !ops.contains(&raw) {
-                    ops.push(raw)
-                }
-            }
+            // Duplicates are dropped once, in `take_changes`: a search here
+            // would make declaring n functions cost O(n^2).
+            Changes::Ops(ops) => ops.push(raw),
         }
     }
 
-    /// What the run declared it changed.
+    /// What the run declared it changed, each op once, in declaration order.
     pub fn take_changes(&mut self) -> Changes {
-        std::mem::take(&mut self.changes)
+        let mut changes = std::mem::take(&mut self.changes);
+        if let Changes::Ops(ops) = &mut changes {
+            if ops.len() > 1 {
+                let mut seen = std::collections::HashSet::with_capacity(ops.len());
+                ops.retain(|op| seen.insert(*op));
+            }
+        }
+        changes
     }
 }
 

@@ -8,11 +8,11 @@
 //! (operation names with the context's lifetime, memory spaces of unranked
 //! memrefs), a helper calls mlir-sys directly and says so.
 
-use crate::names::{self, FunctionKind};
+use crate::names::{self, FunctionKind, Interned, Name};
 use melior::ir::{
     attribute::{AttributeLike, FlatSymbolRefAttribute, StringAttribute},
     block::BlockLike,
-    operation::{OperationBuilder, OperationLike, OperationResult},
+    operation::{OperationBuilder, OperationLike},
     r#type::TypeLike,
     Attribute, BlockRef, Location, Operation, OperationRef, RegionLike, RegionRef, Type, Value,
     ValueLike,
@@ -49,34 +49,104 @@ pub fn blocks<'c, 'a>(region: RegionRef<'c, 'a>) -> impl Iterator<Item = BlockRe
 
 /// The regions of `op`, in order.
 pub fn regions<'c, 'a>(op: OperationRef<'c, 'a>) -> impl Iterator<Item = RegionRef<'c, 'a>> {
-    (0..op.region_count()).filter_map(move |index| op.region(index).ok())
+    // Linked like blocks and ops, so no index (melior's `region(i)` checks
+    // bounds and builds an error value on every call).
+    let first = unsafe { RegionRef::from_option_raw(mlir_sys::mlirOperationGetFirstRegion(op.to_raw())) };
+    std::iter::successors(first, |region| unsafe {
+        RegionRef::from_option_raw(mlir_sys::mlirRegionGetNextInOperation(region.to_raw()))
+    })
 }
 
-/// Calls `visit` once on every op nested in `op`'s regions (not on `op`
-/// itself), with an explicit worklist (no recursion, so nesting depth cannot
-/// exhaust the stack). Ops of one block are visited in order, but a nested
-/// block is visited after the rest of its enclosing block: do not rely on
-/// pre-order.
-pub fn for_each_nested_op<'c, 'a>(op: OperationRef<'c, 'a>, mut visit: impl FnMut(OperationRef<'c, 'a>)) {
-    let mut worklist: Vec<BlockRef<'c, 'a>> = regions(op).flat_map(blocks).collect();
-    worklist.reverse();
-    while let Some(block) = worklist.pop() {
-        for inner in ops(block) {
-            visit(inner);
-            let mut nested: Vec<BlockRef<'c, 'a>> = regions(inner).flat_map(blocks).collect();
-            nested.reverse();
-            worklist.extend(nested);
+/// Whether a walk goes into the regions of the op it just visited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walk {
+    Advance,
+    Skip,
+}
+
+/// Calls `visit` on every op nested in `root`'s regions (not on `root`), in
+/// pre-order: an op, then the ops of its regions (unless `visit` returned
+/// [`Walk::Skip`]), then the op after it. Iterative, with one stack entry
+/// per nesting level, so depth cannot exhaust the stack; each op costs two
+/// C API calls (next op, first region) and no allocation. `visit` must not
+/// erase or move ops: collect them, then change them.
+pub fn walk_nested<'c, 'a>(root: OperationRef<'c, 'a>, mut visit: impl FnMut(OperationRef<'c, 'a>) -> Walk) {
+    // Room for the usual nesting, so a walk of a function allocates once.
+    let mut stack: Vec<Position> = Vec::with_capacity(16);
+    stack.extend(Position::first_in(root.to_raw()));
+    while let Some(top) = stack.last_mut() {
+        let op = top.op;
+        if !top.advance() {
+            stack.pop();
+        }
+        if visit(unsafe { OperationRef::from_raw(op) }) == Walk::Advance {
+            stack.extend(Position::first_in(op));
         }
     }
 }
 
-/// Whether `op` ends its block as a terminator: a name DIALECT.md lists
-/// (`scf.yield`, ...), or an op MLIR knows as a terminator at the end of its
-/// block (`scf.forall.in_parallel`, `cf.br`).
-pub fn is_terminator(op: OperationRef<'_, '_>) -> bool {
-    if names::is_terminator_name(op_name(op)) {
-        return true;
+/// A walk's place at one nesting level: the next op to visit, and the
+/// block and region it is in (to go on when the block ends).
+struct Position {
+    op: mlir_sys::MlirOperation,
+    block: mlir_sys::MlirBlock,
+    region: mlir_sys::MlirRegion,
+}
+
+impl Position {
+    /// The first op of `parent`'s regions, skipping empty blocks and regions.
+    fn first_in(parent: mlir_sys::MlirOperation) -> Option<Self> {
+        Self::first_from(unsafe { mlir_sys::mlirOperationGetFirstRegion(parent) })
     }
+
+    /// The first op in `region` or the regions after it.
+    fn first_from(mut region: mlir_sys::MlirRegion) -> Option<Self> {
+        use mlir_sys::*;
+        while !region.ptr.is_null() {
+            let mut block = unsafe { mlirRegionGetFirstBlock(region) };
+            while !block.ptr.is_null() {
+                let op = unsafe { mlirBlockGetFirstOperation(block) };
+                if !op.ptr.is_null() {
+                    return Some(Self { op, block, region });
+                }
+                block = unsafe { mlirBlockGetNextInRegion(block) };
+            }
+            region = unsafe { mlirRegionGetNextInOperation(region) };
+        }
+        None
+    }
+
+    /// Moves past the current op; false when this level has no op left.
+    fn advance(&mut self) -> bool {
+        use mlir_sys::*;
+        let next = unsafe { mlirOperationGetNextInBlock(self.op) };
+        if !next.ptr.is_null() {
+            self.op = next;
+            return true;
+        }
+        let mut block = unsafe { mlirBlockGetNextInRegion(self.block) };
+        while !block.ptr.is_null() {
+            let op = unsafe { mlirBlockGetFirstOperation(block) };
+            if !op.ptr.is_null() {
+                (self.op, self.block) = (op, block);
+                return true;
+            }
+            block = unsafe { mlirBlockGetNextInRegion(block) };
+        }
+        match Self::first_from(unsafe { mlirRegionGetNextInOperation(self.region) }) {
+            Some(next) => {
+                *self = next;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Whether `op` is its block's terminator as MLIR knows it (an op with the
+/// terminator trait at the end of its block: `scf.forall.in_parallel`,
+/// `cf.br`), whatever its name.
+pub fn ends_its_block(op: OperationRef<'_, '_>) -> bool {
     match op.block().and_then(|block| block.terminator()) {
         Some(terminator) => terminator == op,
         None => false,
@@ -84,14 +154,19 @@ pub fn is_terminator(op: OperationRef<'_, '_>) -> bool {
 }
 
 /// DIALECT.md's side-effect-free ops (`arith`, `index`, `math`, the pure
-/// ccl ops) and terminators.
+/// ccl ops) and terminators: by name, or by ending its block as one.
 pub fn is_side_effect_free(op: OperationRef<'_, '_>) -> bool {
-    names::is_side_effect_free(op_name(op)) || is_terminator(op)
+    Name::of(op).is_side_effect_free() || ends_its_block(op)
 }
 
 /// The op defining `value`, or `None` for a block argument.
 pub fn defining_op<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    OperationResult::try_from(value).ok().map(|result| result.owner())
+    // Not melior's `OperationResult::try_from`: on a block argument it
+    // prints the value into its error.
+    unsafe {
+        let raw = value.to_raw();
+        mlir_sys::mlirValueIsAOpResult(raw).then(|| OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw)))
+    }
 }
 
 /// An identity for hashing IR objects within one pass run (the objects
@@ -139,8 +214,24 @@ pub fn operand_segment(op: OperationRef<'_, '_>, index: usize) -> Option<std::op
 
 /// The string value of attribute `name` on `op`, if it is a string.
 pub fn string_attr<'c>(op: OperationRef<'c, '_>, name: &str) -> Option<&'c str> {
-    let attribute: Attribute<'c> = op.attribute(name).ok()?;
+    // melior's `attribute` allocates the name into its error when absent.
+    let raw = unsafe { mlir_sys::mlirOperationGetAttributeByName(op.to_raw(), string_ref(name)) };
+    string_value(raw)
+}
+
+/// The string value of discardable attribute `name` (every `ccl.*`
+/// function attribute is one), skipping the op's inherent attributes.
+pub fn discardable_string_attr<'c>(op: OperationRef<'c, '_>, name: &str) -> Option<&'c str> {
+    string_value(unsafe { mlir_sys::mlirOperationGetDiscardableAttributeByName(op.to_raw(), string_ref(name)) })
+}
+
+fn string_value<'c>(raw: mlir_sys::MlirAttribute) -> Option<&'c str> {
+    let attribute: Attribute<'c> = unsafe { Attribute::from_option_raw(raw) }?;
     StringAttribute::try_from(attribute).ok().map(|s| s.value())
+}
+
+fn string_ref(text: &str) -> mlir_sys::MlirStringRef {
+    mlir_sys::MlirStringRef { data: text.as_ptr() as *const _, length: text.len() }
 }
 
 /// A `ccl.kind` that DIALECT.md does not list (or that is not a string).
@@ -161,9 +252,10 @@ impl fmt::Display for UnknownKind {
 /// making a non-InCore function orchestration-like. An explicit InCore kind
 /// wins over level/role: a device kernel is never a scan target.
 pub fn function_kind(func: OperationRef<'_, '_>) -> Result<FunctionKind, UnknownKind> {
-    let kind = match func.attribute(names::ATTR_KIND) {
-        Err(_) => FunctionKind::Other,
-        Ok(attribute) => match StringAttribute::try_from(attribute) {
+    let raw = unsafe { mlir_sys::mlirOperationGetDiscardableAttributeByName(func.to_raw(), string_ref(names::ATTR_KIND)) };
+    let kind = match unsafe { Attribute::from_option_raw(raw) } {
+        None => FunctionKind::Other,
+        Some(attribute) => match StringAttribute::try_from(attribute) {
             Ok(text) => FunctionKind::from_kind(text.value())
                 .ok_or_else(|| UnknownKind { value: attribute.to_string() })?,
             Err(_) => return Err(UnknownKind { value: attribute.to_string() }),
@@ -175,9 +267,17 @@ pub fn function_kind(func: OperationRef<'_, '_>) -> Result<FunctionKind, Unknown
     Ok(kind)
 }
 
+/// Whether `func` is a device kernel: its `ccl.kind` is an InCore kind. The
+/// one attribute [`function_kind`] reads first, and all it needs to say
+/// `InCore`.
+pub fn is_in_core(func: OperationRef<'_, '_>) -> bool {
+    discardable_string_attr(func, names::ATTR_KIND).and_then(FunctionKind::from_kind) == Some(FunctionKind::InCore)
+}
+
 /// `ccl.level = "host"` together with `ccl.role = "orchestrator"`.
 pub fn is_host_orchestrator(func: OperationRef<'_, '_>) -> bool {
-    string_attr(func, names::ATTR_LEVEL) == Some("host") && string_attr(func, names::ATTR_ROLE) == Some("orchestrator")
+    discardable_string_attr(func, names::ATTR_LEVEL) == Some("host")
+        && discardable_string_attr(func, names::ATTR_ROLE) == Some("orchestrator")
 }
 
 /// The symbol name of a symbol op (`sym_name`).
@@ -188,7 +288,8 @@ pub fn symbol_name<'c>(op: OperationRef<'c, '_>) -> Option<&'c str> {
 /// The flat symbol a call-like op (`func.call`, `ccl.submit`) names in its
 /// `callee` attribute; `None` when absent or nested (`@a::@b`).
 pub fn callee_symbol<'c>(op: OperationRef<'c, '_>) -> Option<&'c str> {
-    let attribute: Attribute<'c> = op.attribute(names::ATTR_CALLEE).ok()?;
+    let raw = unsafe { mlir_sys::mlirOperationGetAttributeByName(op.to_raw(), string_ref(names::ATTR_CALLEE)) };
+    let attribute: Attribute<'c> = unsafe { Attribute::from_option_raw(raw) }?;
     FlatSymbolRefAttribute::try_from(attribute).ok().map(|s| s.value())
 }
 
@@ -235,6 +336,12 @@ impl<'c, 'a> SymbolTable<'c, 'a> {
 /// Whether `ty` is a memref (ranked or unranked) in the `#ccl.window`
 /// memory space.
 pub fn is_window_memref_type(ty: Type<'_>) -> bool {
+    memory_space(ty).is_some_and(is_window_space)
+}
+
+/// The memory space of a memref type (ranked or unranked); `None` for
+/// another type or the default space.
+pub fn memory_space(ty: Type<'_>) -> Option<mlir_sys::MlirAttribute> {
     // melior wraps only ranked memrefs; the memory-space getters are C API.
     let space = unsafe {
         let raw = ty.to_raw();
@@ -243,19 +350,22 @@ pub fn is_window_memref_type(ty: Type<'_>) -> bool {
         } else if mlir_sys::mlirTypeIsAUnrankedMemRef(raw) {
             mlir_sys::mlirUnrankedMemrefGetMemorySpace(raw)
         } else {
-            return false;
+            return None;
         }
     };
-    if space.ptr.is_null() {
-        return false;
-    }
+    (!space.ptr.is_null()).then_some(space)
+}
+
+/// Whether memory-space attribute `space` prints as `#ccl.window`.
+pub fn is_window_space(space: mlir_sys::MlirAttribute) -> bool {
     let space = unsafe { Attribute::from_raw(space) };
     space.to_string() == names::WINDOW_SPACE
 }
 
-/// Whether `value` is a window-bound memref (DIALECT.md, "Buffers").
-pub fn is_window_bound(value: Value<'_, '_>) -> bool {
-    is_window_memref_type(value.r#type())
+/// Whether `value` is a window-bound memref (DIALECT.md, "Buffers"),
+/// against the interned `#ccl.window` (no printing).
+pub fn is_window_bound(names: &Interned, value: Value<'_, '_>) -> bool {
+    memory_space(value.r#type()).is_some_and(|space| names.is_window_space(space))
 }
 
 // ---------------------------------------------------------------------------
@@ -278,18 +388,18 @@ pub fn create_cache_invalid<'c>(location: Location<'c>, target: Option<Value<'c,
     builder.build().expect("ccl.cacheinvalid builds")
 }
 
-pub fn is_fence(op: OperationRef<'_, '_>) -> bool {
-    op_name(op) == names::FENCE
+pub fn is_fence(names: &Interned, op: OperationRef<'_, '_>) -> bool {
+    Name::of(op) == names.fence
 }
 
 /// A whole-GM `ccl.cacheinvalid()` (no operand).
-pub fn is_whole_cache_invalid(op: OperationRef<'_, '_>) -> bool {
-    op_name(op) == names::CACHE_INVALID && op.operand_count() == 0
+pub fn is_whole_cache_invalid(names: &Interned, op: OperationRef<'_, '_>) -> bool {
+    Name::of(op) == names.cache_invalid && op.operand_count() == 0
 }
 
 /// A region `ccl.cacheinvalid(target)` on exactly this SSA value.
-pub fn is_region_cache_invalid_of(op: OperationRef<'_, '_>, target: Value<'_, '_>) -> bool {
-    op_name(op) == names::CACHE_INVALID
+pub fn is_region_cache_invalid_of(names: &Interned, op: OperationRef<'_, '_>, target: Value<'_, '_>) -> bool {
+    Name::of(op) == names.cache_invalid
         && op.operand_count() == 1
         && op.operand(0).map(|operand| value_key(operand) == value_key(target)).unwrap_or(false)
 }

@@ -8,6 +8,9 @@ pub mod ir;
 pub mod names;
 pub mod verify_comm_order;
 
+#[cfg(test)]
+mod test_support;
+
 use framework::{PassInfo, PipelineInfo};
 
 /// The lane mapping of an admitted launch (a library API beside the pass).

@@ -1,5 +1,13 @@
 //! Op, attribute and function-kind names of the `ccl` dialect (DIALECT.md),
-//! and the classifications every pass shares.
+//! the classifications every pass shares, and the same names interned in a
+//! context ([`Interned`]) for the passes' per-op tests.
+
+use melior::ir::OperationRef;
+use mlir_sys::{
+    mlirAttributeParseGet, mlirContextGetOrLoadDialect, mlirIdentifierGet, mlirIdentifierStr, mlirOperationGetContext,
+    mlirOperationGetName, MlirAttribute, MlirContext, MlirIdentifier, MlirStringRef,
+};
+use std::ffi::c_void;
 
 pub const TILE_STORE: &str = "ccl.tile_store";
 pub const TENSOR_WRITE: &str = "ccl.tensor_write";
@@ -22,6 +30,7 @@ pub const COMM_SIZE: &str = "ccl.comm_size";
 pub const RANK: &str = "ccl.rank";
 
 pub const FUNC: &str = "func.func";
+pub const ARITH_CONSTANT: &str = "arith.constant";
 pub const CALL: &str = "func.call";
 pub const RETURN: &str = "func.return";
 
@@ -31,6 +40,9 @@ pub const SCF_PARALLEL: &str = "scf.parallel";
 pub const SCF_FORALL: &str = "scf.forall";
 pub const SCF_IF: &str = "scf.if";
 pub const SCF_EXECUTE_REGION: &str = "scf.execute_region";
+pub const SCF_INDEX_SWITCH: &str = "scf.index_switch";
+pub const SCF_YIELD: &str = "scf.yield";
+pub const SCF_CONDITION: &str = "scf.condition";
 
 /// Function attributes.
 pub const ATTR_KIND: &str = "ccl.kind";
@@ -73,13 +85,177 @@ impl FunctionKind {
 
 /// Ops with no side effect (DIALECT.md, "Control flow").
 pub fn is_side_effect_free(name: &str) -> bool {
-    name.starts_with("arith.")
-        || name.starts_with("index.")
-        || name.starts_with("math.")
-        || is_terminator_name(name)
-        || matches!(name, CAL_ALL_TO_ALL_V_BLOCKS | COMM_SIZE | RANK)
+    is_side_effect_free_bytes(name.as_bytes())
 }
 
 pub fn is_terminator_name(name: &str) -> bool {
-    matches!(name, "scf.yield" | "scf.condition" | RETURN) || name.starts_with("scf.reduce")
+    is_terminator_bytes(name.as_bytes())
+}
+
+// The two tests on bytes, so that `Interned` can apply them to a name MLIR
+// hands over without validating it as UTF-8 first.
+
+fn is_side_effect_free_bytes(name: &[u8]) -> bool {
+    name.starts_with(b"arith.")
+        || name.starts_with(b"index.")
+        || name.starts_with(b"math.")
+        || is_terminator_bytes(name)
+        || [CAL_ALL_TO_ALL_V_BLOCKS, COMM_SIZE, RANK].iter().any(|pure| pure.as_bytes() == name)
+}
+
+fn is_terminator_bytes(name: &[u8]) -> bool {
+    [SCF_YIELD, SCF_CONDITION, RETURN].iter().any(|terminator| terminator.as_bytes() == name)
+        || name.starts_with(b"scf.reduce")
+}
+
+// ---------------------------------------------------------------------------
+// Interned names
+// ---------------------------------------------------------------------------
+
+/// An op name as its context uniques it (an `MlirIdentifier`). Two names
+/// are equal exactly when they are the same identifier, so a pass tells ops
+/// apart by one pointer compare instead of fetching the string across the
+/// FFI boundary and comparing bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Name(*const c_void);
+
+impl Name {
+    /// The name of `op`.
+    pub fn of(op: OperationRef<'_, '_>) -> Self {
+        Self(unsafe { mlirOperationGetName(op.to_raw()) }.ptr)
+    }
+
+    fn get(context: MlirContext, text: &str) -> Self {
+        let text = MlirStringRef { data: text.as_ptr() as *const _, length: text.len() };
+        Self(unsafe { mlirIdentifierGet(context, text) }.ptr)
+    }
+
+    /// [`is_side_effect_free`] on this name (terminators included).
+    pub fn is_side_effect_free(self) -> bool {
+        is_side_effect_free_bytes(self.bytes())
+    }
+
+    /// The characters, read in place (no UTF-8 check); the caller must not
+    /// keep them past the context.
+    fn bytes(&self) -> &[u8] {
+        let text = unsafe { mlirIdentifierStr(MlirIdentifier { ptr: self.0 as *mut c_void }) };
+        if text.data.is_null() {
+            return &[];
+        }
+        unsafe { std::slice::from_raw_parts(text.data as *const u8, text.length) }
+    }
+}
+
+/// The names the passes test, interned once per context, and the
+/// `#ccl.window` memory space (attributes are uniqued too).
+pub struct Interned {
+    context: *const c_void,
+    window: *const c_void,
+    pub func: Name,
+    pub call: Name,
+    pub submit: Name,
+    pub tile_store: Name,
+    pub tensor_write: Name,
+    pub get: Name,
+    pub remote_store: Name,
+    pub put: Name,
+    pub read: Name,
+    pub wait: Name,
+    pub fence: Name,
+    pub cache_invalid: Name,
+    pub all_to_all_v: Name,
+    pub all_reduce: Name,
+    pub barrier: Name,
+    pub cal_all_to_all_v_blocks: Name,
+    pub arith_constant: Name,
+    pub scf_for: Name,
+    pub scf_while: Name,
+    pub scf_parallel: Name,
+    pub scf_forall: Name,
+    pub scf_if: Name,
+    pub scf_index_switch: Name,
+    pub scf_execute_region: Name,
+}
+
+// Identifiers and attributes are immutable objects owned by the context,
+// which outlives every pass run that holds them; reading them from any
+// thread is what MLIR's own threaded passes do.
+unsafe impl Send for Name {}
+unsafe impl Sync for Name {}
+unsafe impl Send for Interned {}
+unsafe impl Sync for Interned {}
+
+impl Interned {
+    pub fn new(context: MlirContext) -> Self {
+        let name = |text: &str| Name::get(context, text);
+        Self {
+            context: context.ptr,
+            window: window_space(context),
+            func: name(FUNC),
+            call: name(CALL),
+            submit: name(SUBMIT),
+            tile_store: name(TILE_STORE),
+            tensor_write: name(TENSOR_WRITE),
+            get: name(GET),
+            remote_store: name(REMOTE_STORE),
+            put: name(PUT),
+            read: name(READ),
+            wait: name(WAIT),
+            fence: name(FENCE),
+            cache_invalid: name(CACHE_INVALID),
+            all_to_all_v: name(ALL_TO_ALL_V),
+            all_reduce: name(ALL_REDUCE),
+            barrier: name(BARRIER),
+            cal_all_to_all_v_blocks: name(CAL_ALL_TO_ALL_V_BLOCKS),
+            arith_constant: name(ARITH_CONSTANT),
+            scf_for: name(SCF_FOR),
+            scf_while: name(SCF_WHILE),
+            scf_parallel: name(SCF_PARALLEL),
+            scf_forall: name(SCF_FORALL),
+            scf_if: name(SCF_IF),
+            scf_index_switch: name(SCF_INDEX_SWITCH),
+            scf_execute_region: name(SCF_EXECUTE_REGION),
+        }
+    }
+
+    /// The names of `op`'s context, kept in `slot` across the runs of one
+    /// pass instance (a pass manager runs in one context; the check makes a
+    /// stale slot impossible anyway).
+    pub fn cached<'s>(slot: &'s mut Option<Interned>, op: OperationRef<'_, '_>) -> &'s Interned {
+        let context = unsafe { mlirOperationGetContext(op.to_raw()) };
+        if slot.as_ref().is_none_or(|names| !std::ptr::eq(names.context, context.ptr)) {
+            *slot = Some(Interned::new(context));
+        }
+        slot.as_ref().expect("just filled")
+    }
+
+    /// `scf.for`, `scf.while`, `scf.parallel` or `scf.forall`.
+    pub fn is_loop(&self, name: Name) -> bool {
+        name == self.scf_for || name == self.scf_while || name == self.scf_parallel || name == self.scf_forall
+    }
+
+
+    /// Whether memory-space attribute `space` (not null) is `#ccl.window`:
+    /// a pointer compare, with the printed form as the reference when the
+    /// context could not give the attribute.
+    pub fn is_window_space(&self, space: MlirAttribute) -> bool {
+        if !self.window.is_null() {
+            return std::ptr::eq(space.ptr, self.window);
+        }
+        crate::ir::is_window_space(space)
+    }
+}
+
+/// `#ccl.window` in `context`, or null when the ccl dialect is not loaded
+/// there (parsing would then report an error).
+fn window_space(context: MlirContext) -> *const c_void {
+    let dialect = "ccl";
+    let loaded = unsafe {
+        mlirContextGetOrLoadDialect(context, MlirStringRef { data: dialect.as_ptr() as *const _, length: dialect.len() })
+    };
+    if loaded.ptr.is_null() {
+        return std::ptr::null();
+    }
+    let text = MlirStringRef { data: WINDOW_SPACE.as_ptr() as *const _, length: WINDOW_SPACE.len() };
+    unsafe { mlirAttributeParseGet(context, text) }.ptr
 }

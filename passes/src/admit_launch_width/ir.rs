@@ -3,12 +3,13 @@
 //! inside structured control flow. What melior does not wrap goes through
 //! mlir-sys here, and only here, in this pass.
 
+use crate::names::{Interned, Name};
 use melior::ir::{
     attribute::{AttributeLike, IntegerAttribute},
     block::BlockLike,
-    operation::{OperationBuilder, OperationLike, OperationResult},
+    operation::{OperationBuilder, OperationLike},
     r#type::{IntegerType, TypeLike},
-    Attribute, Identifier, OperationRef, RegionLike, Type, Value, ValueLike,
+    Attribute, Identifier, OperationRef, Type, Value, ValueLike,
 };
 
 /// The bit width of an integer or index type (index counts as 64), or `None`
@@ -40,10 +41,9 @@ pub fn int_attribute_value(attribute: Attribute<'_>) -> Option<i128> {
 
 /// The value of `value` if an `arith.constant` of integer or index type
 /// defines it.
-pub fn constant_int(value: Value<'_, '_>) -> Option<i128> {
-    let result = OperationResult::try_from(value).ok()?;
-    let owner = result.owner();
-    if owner.name().as_string_ref().as_str().ok()? != "arith.constant" {
+pub fn constant_int(names: &Interned, value: Value<'_, '_>) -> Option<i128> {
+    let owner = crate::ir::defining_op(value)?;
+    if Name::of(owner) != names.arith_constant {
         return None;
     }
     int_width(value.r#type())?;
@@ -92,11 +92,6 @@ pub fn first_result<'c, 'a>(op: OperationRef<'c, 'a>) -> Value<'c, 'a> {
     op.result(0).expect("the op has a result").into()
 }
 
-/// An op's identity, for sets of ops.
-pub fn op_key(op: &OperationRef<'_, '_>) -> usize {
-    op.to_raw().ptr as usize
-}
-
 /// Replaces every use of `old` with `new`.
 pub fn replace_all_uses(old: Value<'_, '_>, new: Value<'_, '_>) {
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) }
@@ -130,28 +125,6 @@ pub fn dominates_structurally<'c, 'a>(first: OperationRef<'c, 'a>, later: Operat
             },
         }
     }
-}
-
-/// Every op nested in `root` (not `root` itself), in pre-order: an op before
-/// the ops of its regions, which come before the op after it.
-pub fn preorder<'c, 'a>(root: OperationRef<'c, 'a>, out: &mut Vec<OperationRef<'c, 'a>>) {
-    for region in root.regions() {
-        let mut block = region.first_block();
-        while let Some(b) = block {
-            let mut op = b.first_operation();
-            while let Some(o) = op {
-                out.push(o);
-                preorder(o, out);
-                op = o.next_in_block();
-            }
-            block = b.next_in_region();
-        }
-    }
-}
-
-/// The name of `op`.
-pub fn op_name(op: &OperationRef<'_, '_>) -> String {
-    op.name().as_string_ref().as_str().unwrap_or_default().to_string()
 }
 
 /// Sets (or replaces) the attribute `name` of `op`.

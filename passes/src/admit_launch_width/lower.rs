@@ -95,9 +95,10 @@ fn compute_type<'c>(p: Type<'c>, l: Type<'c>) -> Type<'c> {
     }
 }
 
-/// Lowers every site; returns how many.
-pub fn lower(sites: &[CalSite<'_, '_>]) -> u64 {
+/// Lowers every site; returns how many. Each site's scope goes to `changed`.
+pub fn lower<'c, 'a>(sites: &[CalSite<'c, 'a>], changed: &mut Vec<OperationRef<'c, 'a>>) -> u64 {
     for site in sites {
+        changed.push(site.scope);
         let op = site.op;
         let p = op.operand(0).expect("p operand");
         let l = op.operand(1).expect("l operand");

@@ -24,14 +24,18 @@ mod lower;
 mod merge;
 mod stamp;
 
+#[cfg(test)]
+mod tests;
+
 use crate::{
     framework::{
         Anchor, CclPass, Diagnostic, OptionSpec, OptionType, PassContext, PassFailed, PassInfo, PassOptions, PassStep,
         SourceLoc, StatisticSpec,
     },
-    names::{self, FunctionKind},
+    ir::{is_in_core, symbol_name, walk_nested, Walk},
+    names::{self, Interned, Name},
 };
-use melior::ir::{attribute::StringAttribute, operation::OperationLike, OperationRef};
+use melior::ir::{operation::OperationLike, OperationRef};
 
 pub const ARGUMENT: &str = "ccl-admit-launch-width";
 
@@ -84,6 +88,7 @@ fn create(options: &PassOptions) -> Box<dyn CclPass> {
     Box::new(AdmitLaunchWidth {
         max_blocks: (max_blocks > 0).then_some(max_blocks as i128),
         lower_dynamic: options.bool(OPT_LOWER_DYNAMIC),
+        names: None,
     })
 }
 
@@ -91,13 +96,7 @@ struct AdmitLaunchWidth {
     /// `max-blocks`, when it sets a limit.
     max_blocks: Option<i128>,
     lower_dynamic: bool,
-}
-
-/// A function as this pass sees it.
-struct Function {
-    name: String,
-    kind: String,
-    in_core: bool,
+    names: Option<Interned>,
 }
 
 /// One `ccl.cal_all_to_all_v_blocks`, and the function holding it (`None`
@@ -105,71 +104,70 @@ struct Function {
 #[derive(Clone, Copy)]
 struct CalSite<'c, 'a> {
     op: OperationRef<'c, 'a>,
-    function: Option<usize>,
+    function: Option<OperationRef<'c, 'a>>,
+    /// What verify-each must check when this op is rewritten.
+    scope: OperationRef<'c, 'a>,
+}
+
+/// One `ccl.all_to_all_v`, with the scope its stamp changes.
+#[derive(Clone, Copy)]
+struct Launch<'c, 'a> {
+    op: OperationRef<'c, 'a>,
+    scope: OperationRef<'c, 'a>,
 }
 
 /// What the scan found, in pre-order.
+#[derive(Default)]
 struct Scan<'c, 'a> {
-    functions: Vec<Function>,
     cals: Vec<CalSite<'c, 'a>>,
-    launches: Vec<OperationRef<'c, 'a>>,
+    launches: Vec<Launch<'c, 'a>>,
 }
 
 impl<'c, 'a> Scan<'c, 'a> {
-    fn of(module: OperationRef<'c, 'a>) -> Self {
-        let mut ops = Vec::new();
-        ir::preorder(module, &mut ops);
-        let mut scan = Scan { functions: Vec::new(), cals: Vec::new(), launches: Vec::new() };
-        // Pre-order meets a function right before its body, and a function
-        // holds no function, so an op belongs to the function met last if
-        // that one is among its ancestors (else it is outside any function).
-        let mut current: Option<(OperationRef<'c, 'a>, usize)> = None;
-        for op in ops {
-            let name = ir::op_name(&op);
-            if name == names::FUNC {
-                scan.functions.push(function_of(op));
-                current = Some((op, scan.functions.len() - 1));
-                continue;
-            }
-            if name != names::CAL_ALL_TO_ALL_V_BLOCKS && name != names::ALL_TO_ALL_V {
-                continue;
-            }
-            let function = current.filter(|(func, _)| is_inside(op, *func)).map(|(_, index)| index);
-            if name == names::CAL_ALL_TO_ALL_V_BLOCKS {
-                scan.cals.push(CalSite { op, function });
-            } else {
-                scan.launches.push(op);
-            }
-        }
+    /// One pre-order walk of the module; only the two op kinds are kept.
+    fn of(module: OperationRef<'c, 'a>, names: &Interned) -> Self {
+        let mut scan = Scan::default();
+        scan.walk(module, None, names);
         scan
     }
-}
 
-fn function_of(func: OperationRef<'_, '_>) -> Function {
-    let name = func
-        .attribute("sym_name")
-        .ok()
-        .and_then(|a| StringAttribute::try_from(a).ok())
-        .map(|s| s.value().to_string())
-        .unwrap_or_default();
-    let kind = func
-        .attribute(names::ATTR_KIND)
-        .ok()
-        .and_then(|a| StringAttribute::try_from(a).ok())
-        .map(|s| s.value().to_string());
-    let in_core = kind.as_deref().and_then(FunctionKind::from_kind) == Some(FunctionKind::InCore);
-    Function { name, kind: kind.unwrap_or_else(|| "opaque".to_string()), in_core }
-}
-
-fn is_inside<'c, 'a>(op: OperationRef<'c, 'a>, ancestor: OperationRef<'c, 'a>) -> bool {
-    let mut current = op.parent_operation();
-    while let Some(parent) = current {
-        if parent == ancestor {
-            return true;
-        }
-        current = parent.parent_operation();
+    /// Walks `root`'s regions, whose ops belong to `function`. A nested
+    /// function is walked on its own, right where the walk meets it (so the
+    /// order stays pre-order) and with itself as the function: an op's
+    /// function is the nearest one around it, found without looking up its
+    /// ancestors.
+    fn walk(&mut self, root: OperationRef<'c, 'a>, function: Option<OperationRef<'c, 'a>>, names: &Interned) {
+        walk_nested(root, |op| {
+            let name = Name::of(op);
+            if name == names.func {
+                self.walk(op, Some(op), names);
+                return Walk::Skip;
+            }
+            if name == names.cal_all_to_all_v_blocks {
+                self.cals.push(CalSite { op, function, scope: scope_of(op, function) });
+            } else if name == names.all_to_all_v {
+                self.launches.push(Launch { op, scope: scope_of(op, function) });
+            }
+            Walk::Advance
+        });
     }
-    false
+}
+
+/// What verify-each checks after `op` is rewritten: its function, or
+/// outside any function the op holding it.
+fn scope_of<'c, 'a>(op: OperationRef<'c, 'a>, function: Option<OperationRef<'c, 'a>>) -> OperationRef<'c, 'a> {
+    function.or_else(|| op.parent_operation()).unwrap_or(op)
+}
+
+/// The rule-5 error for a cal op in InCore function `function`.
+fn in_core_error(function: OperationRef<'_, '_>) -> String {
+    let name = symbol_name(function).unwrap_or_default();
+    let kind = crate::ir::discardable_string_attr(function, names::ATTR_KIND).unwrap_or("opaque");
+    format!(
+        "'{}' in InCore function @{name} (ccl.kind = \"{kind}\"): the launch width is computed once at the \
+         orchestration entry and passed in, never recomputed by a kernel",
+        names::CAL_ALL_TO_ALL_V_BLOCKS,
+    )
 }
 
 /// The errors of one run, each at its op.
@@ -188,41 +186,36 @@ impl Errors {
 
 impl CclPass for AdmitLaunchWidth {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let scan = Scan::of(module);
+        let names = Interned::cached(&mut self.names, module);
+        let scan = Scan::of(module, names);
         let mut errors = Errors::default();
 
         // Rule 5: a kernel never recomputes B. Such ops are only checked
         // further (rule 2), never rewritten.
         let mut sites = Vec::new();
         for site in scan.cals {
-            match site.function.map(|index| &scan.functions[index]) {
-                Some(function) if function.in_core => {
-                    errors.at(
-                        &site.op,
-                        format!(
-                            "'{}' in InCore function @{} (ccl.kind = \"{}\"): the launch width is computed once at \
-                             the orchestration entry and passed in, never recomputed by a kernel",
-                            names::CAL_ALL_TO_ALL_V_BLOCKS,
-                            function.name,
-                            function.kind
-                        ),
-                    );
-                    fold::check_constant_operands(site.op, &mut errors);
+            match site.function {
+                Some(function) if is_in_core(function) => {
+                    errors.at(&site.op, in_core_error(function));
+                    fold::check_constant_operands(names, site.op, &mut errors);
                 }
                 _ => sites.push(site),
             }
         }
 
+        // The scopes (functions) each step rewrote, for verify-each.
+        let mut changed = Vec::new();
+
         // Rules 1, 2, 4.
-        let folded = fold::fold(&mut sites, self.max_blocks, &mut errors);
+        let folded = fold::fold(names, &mut sites, self.max_blocks, &mut errors, &mut changed);
         cx.stats.add(STAT_FOLDED, folded.count);
 
         // Rule 6.
-        let merged = merge::merge(&mut sites);
+        let merged = merge::merge(&mut sites, &mut changed);
         cx.stats.add(STAT_MERGED, merged);
 
         // Rules 3, 4.
-        let stamped = stamp::stamp(&scan.launches, &folded.constants, self.max_blocks, &mut errors);
+        let stamped = stamp::stamp(names, &scan.launches, &folded.constants, self.max_blocks, &mut errors, &mut changed);
         cx.stats.add(STAT_STAMPED, stamped);
 
         if !errors.is_empty() {
@@ -236,9 +229,11 @@ impl CclPass for AdmitLaunchWidth {
 
         // Rule 7.
         if self.lower_dynamic {
-            let lowered = lower::lower(&sites);
+            let lowered = lower::lower(&sites, &mut changed);
             cx.stats.add(STAT_LOWERED, lowered);
         }
+        cx.preserve_all();
+        changed.into_iter().for_each(|scope| cx.changed(scope));
         Ok(())
     }
 }

@@ -3,24 +3,27 @@
 //! `signal_stride`, when given, must be at least B, and B at most
 //! `max-blocks`.
 
-use super::{ir, Errors};
-use crate::names;
-use melior::ir::{operation::OperationLike, operation::OperationResult, OperationRef, ValueLike};
-use std::collections::HashSet;
+use super::{ir, Errors, Launch};
+use crate::names::{self, Interned};
+use melior::ir::{operation::OperationLike, OperationRef, ValueLike};
+use rustc_hash::FxHashSet;
 
-/// Stamps the launches; returns how many got a new or changed `launch_width`.
-/// `folded` are the constants this run folded, already held to `max-blocks`
-/// at their cal op (one error per computation, not one per launch).
-pub fn stamp(
-    launches: &[OperationRef<'_, '_>],
-    folded: &HashSet<usize>,
+/// Stamps the launches; returns how many got a new or changed `launch_width`
+/// (their scopes go to `changed`). `folded` are the constants this run
+/// folded, already held to `max-blocks` at their cal op (one error per
+/// computation, not one per launch).
+pub fn stamp<'c, 'a>(
+    names: &Interned,
+    launches: &[Launch<'c, 'a>],
+    folded: &FxHashSet<usize>,
     max_blocks: Option<i128>,
     errors: &mut Errors,
+    changed: &mut Vec<OperationRef<'c, 'a>>,
 ) -> u64 {
     let mut stamped = 0;
-    for &launch in launches {
+    for &Launch { op: launch, scope } in launches {
         let blocks = launch.operand(4).expect("blocks operand");
-        let Some(b) = ir::constant_int(blocks) else { continue };
+        let Some(b) = ir::constant_int(names, blocks) else { continue };
         if b <= 0 {
             errors.at(&launch, format!("launch width must be positive, got {b}"));
             continue;
@@ -29,9 +32,7 @@ pub fn stamp(
             errors.at(&launch, format!("admitted launch width {b} does not fit in i64"));
             continue;
         };
-        let from_fold = OperationResult::try_from(blocks)
-            .map(|result| folded.contains(&ir::op_key(&result.owner())))
-            .unwrap_or(false);
+        let from_fold = crate::ir::defining_op(blocks).is_some_and(|def| folded.contains(&crate::ir::op_key(def)));
         if let (Some(n), false) = (max_blocks, from_fold) {
             if b > n {
                 errors.at(&launch, format!("admitted launch width {b} exceeds max-blocks={n}"));
@@ -50,6 +51,7 @@ pub fn stamp(
         if launch.attribute(names::ATTR_LAUNCH_WIDTH).ok() != Some(attribute) {
             ir::set_attribute(launch, names::ATTR_LAUNCH_WIDTH, attribute);
             stamped += 1;
+            changed.push(scope);
         }
     }
     stamped

@@ -18,31 +18,40 @@
 //! each component once per run and never again, so marking through every
 //! wrapper of the module costs O(V + E) however the wrappers share callees.
 
-use crate::{ir, names, names::FunctionKind};
-use melior::ir::OperationRef;
+use crate::{
+    ir, names,
+    names::{FunctionKind, Interned, Name},
+};
+use melior::ir::{operation::OperationLike, OperationRef};
 use petgraph::{
     algo::tarjan_scc,
     graph::{DiGraph, NodeIndex},
     Direction,
 };
-use std::{collections::HashMap, rc::Rc};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
 
 pub struct CallGraph<'c, 'a> {
     graph: DiGraph<OperationRef<'c, 'a>, ()>,
     kinds: Vec<FunctionKind>,
-    by_name: HashMap<&'c str, NodeIndex>,
+    /// Whether each function carries `ccl.builtin_template_dir`, read once.
+    builtin: Vec<bool>,
+    by_name: FxHashMap<&'c str, NodeIndex>,
 }
 
 impl<'c, 'a> CallGraph<'c, 'a> {
     /// `functions` are the module's `func.func`s with their kinds, in module
-    /// order; `symbols` resolves callee names.
-    pub fn build(functions: &[(OperationRef<'c, 'a>, FunctionKind)], symbols: &ir::SymbolTable<'c, 'a>) -> Self {
+    /// order. A callee resolves to a node when the module defines a function
+    /// of that name (the verifier rejects a symbol defined twice).
+    pub fn build(functions: &[(OperationRef<'c, 'a>, FunctionKind)], names: &Interned) -> Self {
         let mut graph = DiGraph::with_capacity(functions.len(), functions.len());
         let mut kinds = Vec::with_capacity(functions.len());
-        let mut by_name = HashMap::with_capacity(functions.len());
+        let mut builtin = Vec::with_capacity(functions.len());
+        let mut by_name = FxHashMap::with_capacity_and_hasher(functions.len(), Default::default());
         for &(func, kind) in functions {
             let node = graph.add_node(func);
             kinds.push(kind);
+            builtin.push(func.has_attribute(names::ATTR_BUILTIN_TEMPLATE_DIR));
             if let Some(name) = ir::symbol_name(func) {
                 by_name.entry(name).or_insert(node);
             }
@@ -52,14 +61,14 @@ impl<'c, 'a> CallGraph<'c, 'a> {
             if kind == FunctionKind::InCore {
                 continue;
             }
-            ir::for_each_nested_op(func, |op| {
-                if !matches!(ir::op_name(op), names::CALL | names::SUBMIT) {
-                    return;
+            ir::walk_nested(func, |op| {
+                let name = Name::of(op);
+                if name == names.call || name == names.submit {
+                    if let Some(&target) = ir::callee_symbol(op).and_then(|callee| by_name.get(callee)) {
+                        edges.push((NodeIndex::new(index), target));
+                    }
                 }
-                let callee = ir::callee_symbol(op).filter(|name| symbols.lookup_function(name).is_some());
-                if let Some(&target) = callee.and_then(|name| by_name.get(name)) {
-                    edges.push((NodeIndex::new(index), target));
-                }
+                ir::Walk::Advance
             });
         }
         edges.sort_unstable();
@@ -67,7 +76,7 @@ impl<'c, 'a> CallGraph<'c, 'a> {
         for (from, to) in edges {
             graph.add_edge(from, to, ());
         }
-        Self { graph, kinds, by_name }
+        Self { graph, kinds, builtin, by_name }
     }
 
     /// The node of the function called `name`.
@@ -77,6 +86,12 @@ impl<'c, 'a> CallGraph<'c, 'a> {
 
     pub fn kind(&self, node: NodeIndex) -> FunctionKind {
         self.kinds[node.index()]
+    }
+
+    /// A synthesized collective kernel (`ccl.builtin_template_dir`): calling
+    /// it publishes.
+    pub fn is_builtin(&self, node: NodeIndex) -> bool {
+        self.builtin[node.index()]
     }
 
     pub fn function(&self, node: NodeIndex) -> OperationRef<'c, 'a> {

@@ -6,13 +6,16 @@
 //! run every anchor finds its markers next to it and the plan is empty
 //! (idempotence).
 
-use super::{purity::{is_loop, Classifier, Purity}, stat};
+use super::{
+    purity::{Classifier, Memo, Purity},
+    stat,
+};
 use crate::{
     framework::{CclPass, PassContext, PassFailed},
-    ir, names,
-    names::FunctionKind,
+    ir,
+    names::{Interned, Name},
 };
-use melior::ir::{operation::OperationLike, BlockRef, OperationRef, Value};
+use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, OperationRef, Value};
 
 /// What to insert right after an anchor op.
 #[derive(Clone, Copy, Debug)]
@@ -28,55 +31,65 @@ pub enum Marker<'c, 'a> {
 }
 
 /// The index of the `dst` operand of a local publish op, if `name` is one.
-fn local_publish_dst(name: &str) -> Option<usize> {
-    match name {
-        names::TILE_STORE => Some(1),
-        names::TENSOR_WRITE | names::GET => Some(0),
-        _ => None,
+fn local_publish_dst(names: &Interned, name: Name) -> Option<usize> {
+    if name == names.tile_store {
+        Some(1)
+    } else if name == names.tensor_write || name == names.get {
+        Some(0)
+    } else {
+        None
     }
 }
 
 /// The insertions rules 1-5 ask for in `func`, in walk order.
-pub fn plan<'c, 'a>(func: OperationRef<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, Marker<'c, 'a>)> {
-    let mut classifier = Classifier::new();
+pub fn plan<'c, 'a>(
+    func: OperationRef<'c, 'a>,
+    names: &Interned,
+    memo: &mut Memo,
+) -> Vec<(OperationRef<'c, 'a>, Marker<'c, 'a>)> {
+    let mut classifier = Classifier::new(names, memo);
     let mut plan = Vec::new();
     let mut worklist: Vec<BlockRef<'c, 'a>> = ir::regions(func).flat_map(ir::blocks).collect();
     while let Some(block) = worklist.pop() {
-        let list: Vec<OperationRef<'c, 'a>> = ir::ops(block).collect();
-        for (i, &op) in list.iter().enumerate() {
-            let name = ir::op_name(op);
-            let next = list.get(i + 1).copied();
-            let next2 = list.get(i + 2).copied();
-            let next_is_whole_invalidate = next.is_some_and(ir::is_whole_cache_invalid);
-            if let Some(dst_index) = local_publish_dst(name) {
+        // The ops are followed through their links, never copied: the rules
+        // look at most two ops ahead (rule 4: to the next op with effects).
+        let mut cursor = block.first_operation();
+        while let Some(op) = cursor {
+            cursor = op.next_in_block();
+            let name = Name::of(op);
+            let next = cursor;
+            let next2 = || next.and_then(|n| n.next_in_block());
+            let next_is_whole_invalidate = next.is_some_and(|n| ir::is_whole_cache_invalid(names, n));
+            if let Some(dst_index) = local_publish_dst(names, name) {
                 // Rule 1 (only window-bound destinations publish; rule 6).
                 if let Ok(dst) = op.operand(dst_index) {
-                    if ir::is_window_bound(dst) {
-                        let present = next.is_some_and(|n| ir::is_region_cache_invalid_of(n, dst))
-                            && next2.is_some_and(ir::is_fence);
+                    if ir::is_window_bound(names, dst) {
+                        let present = next.is_some_and(|n| ir::is_region_cache_invalid_of(names, n, dst))
+                            && next2().is_some_and(|n| ir::is_fence(names, n));
                         if !present {
                             plan.push((op, Marker::RegionInvalidateAndFence(dst)));
                         }
                     }
                 }
-            } else if matches!(name, names::REMOTE_STORE | names::PUT) {
+            } else if name == names.remote_store || name == names.put {
                 // Rule 2.
-                if !next.is_some_and(ir::is_fence) {
+                if !next.is_some_and(|n| ir::is_fence(names, n)) {
                     plan.push((op, Marker::Fence));
                 }
-            } else if matches!(name, names::SUBMIT | names::CALL) {
+            } else if name == names.submit || name == names.call {
                 // Rule 3.
-                if !(next_is_whole_invalidate && next2.is_some_and(ir::is_fence)) {
+                if !(next_is_whole_invalidate && next2().is_some_and(|n| ir::is_fence(names, n))) {
                     plan.push((op, Marker::WholeInvalidateAndFence));
                 }
-            } else if name == names::WAIT {
+            } else if name == names.wait {
                 // Rule 4: the next op that is not side-effect-free.
-                let following = list[i + 1..].iter().copied().find(|&o| !ir::is_side_effect_free(o));
-                let shared = following.is_some_and(|o| ir::op_name(o) == names::WAIT || ir::is_whole_cache_invalid(o));
+                let following = std::iter::successors(next, |o| o.next_in_block()).find(|&o| !ir::is_side_effect_free(o));
+                let shared =
+                    following.is_some_and(|o| Name::of(o) == names.wait || ir::is_whole_cache_invalid(names, o));
                 if !shared {
                     plan.push((op, Marker::WholeInvalidate));
                 }
-            } else if is_loop(name) && classifier.op_class(op) == Purity::PureWithWait {
+            } else if names.is_loop(name) && classifier.op_class(op) == Purity::PureWithWait {
                 // Rule 5: one marker after the outermost pure wait loop and
                 // none inside it, so its body is not walked.
                 if !next_is_whole_invalidate {
@@ -85,9 +98,9 @@ pub fn plan<'c, 'a>(func: OperationRef<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, Ma
                 continue;
             }
             // Rule 6: everything else gets nothing; nested regions are walked.
-            let mut nested: Vec<BlockRef<'c, 'a>> = ir::regions(op).flat_map(ir::blocks).collect();
-            nested.reverse();
-            worklist.extend(nested);
+            let depth = worklist.len();
+            worklist.extend(ir::regions(op).flat_map(ir::blocks));
+            worklist[depth..].reverse();
         }
     }
     plan
@@ -135,14 +148,31 @@ pub fn apply<'c, 'a>(plan: &[(OperationRef<'c, 'a>, Marker<'c, 'a>)]) -> Inserte
 /// The function-anchored step. Functions whose `ccl.kind` is not InCore are
 /// left alone; an unknown kind is skipped here and reported, in module
 /// order, by the module step.
-pub struct KernelStep;
+#[derive(Default)]
+pub struct KernelStep {
+    /// Interned once per thread's pass instance, not once per function.
+    names: Option<Interned>,
+    memo: Memo,
+}
 
 impl CclPass for KernelStep {
     fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        if ir::op_name(op) != names::FUNC || ir::function_kind(op) != Ok(FunctionKind::InCore) {
+        // The kind decides before anything is walked or interned.
+        if !ir::is_in_core(op) {
+            cx.preserve_all();
             return Ok(());
         }
-        let plan = plan(op);
+        let names = Interned::cached(&mut self.names, op);
+        if Name::of(op) != names.func {
+            cx.preserve_all();
+            return Ok(());
+        }
+        let plan = plan(op, names, &mut self.memo);
+        if plan.is_empty() {
+            cx.preserve_all();
+            return Ok(());
+        }
+        cx.changed(op);
         let inserted = apply(&plan);
         cx.stats.add(stat::REGION_INVALIDATES, inserted.region_invalidates);
         cx.stats.add(stat::WHOLE_INVALIDATES, inserted.whole_invalidates);

@@ -63,7 +63,7 @@ static STATISTICS: &[StatisticSpec] = &[
 ];
 
 fn create_kernels(_: &PassOptions) -> Box<dyn CclPass> {
-    Box::new(kernel::KernelStep)
+    Box::<kernel::KernelStep>::default()
 }
 
 fn create_orchestration(_: &PassOptions) -> Box<dyn CclPass> {

@@ -23,16 +23,19 @@ use super::{
 use crate::{
     framework::{CclPass, Diagnostic, PassContext, PassFailed, SourceLoc},
     ir, names,
-    names::FunctionKind,
+    names::{FunctionKind, Interned, Name},
 };
-use melior::ir::{operation::OperationLike, BlockRef, OperationRef, RegionRef};
-use std::collections::HashSet;
+use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionLike, RegionRef};
+use rustc_hash::FxHashSet;
 
 /// What one Phase B run found and did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Outcome {
     /// The marked InCore functions, by symbol name, in module order.
     pub marked: Vec<String>,
+    /// The functions that got a prologue, as indices into the function
+    /// list the run was given, in module order.
+    pub prologued: Vec<usize>,
     pub prologues_inserted: u64,
     pub loops_rescanned: u64,
     /// How many times the scan visited an op (the cost bound: at most twice
@@ -41,11 +44,12 @@ pub struct Outcome {
 }
 
 struct Scanner<'g, 'c, 'a> {
+    names: &'g Interned,
     graph: &'g CallGraph<'c, 'a>,
     resolver: WrapperResolver,
     marked: Vec<bool>,
     /// Regions already scanned with `seen = true` at entry.
-    saturated: HashSet<usize>,
+    saturated: FxHashSet<usize>,
     loops_rescanned: u64,
     op_visits: u64,
 }
@@ -56,14 +60,15 @@ impl<'g, 'c, 'a> Scanner<'g, 'c, 'a> {
         if seen && self.saturated.contains(&key) {
             return true;
         }
-        let blocks: Vec<BlockRef<'_, '_>> = ir::blocks(region).collect();
-        let result = match blocks.as_slice() {
-            [] => seen,
-            [block] => self.scan_block(*block, seen),
+        // Structured regions have one block: no list is made for them.
+        let result = match region.first_block().map(|block| (block, block.next_in_region())) {
+            None => seen,
+            Some((block, None)) => self.scan_block(block, seen),
             // Unstructured control flow (several blocks, `cf` branches): the
             // block order is not the execution order, so treat the region
             // like a sequential loop body: fold, and rescan once if needed.
-            many => {
+            Some(_) => {
+                let many: Vec<BlockRef<'_, '_>> = ir::blocks(region).collect();
                 let first = many.iter().fold(seen, |s, block| self.scan_block(*block, s));
                 if first && !seen {
                     self.loops_rescanned += 1;
@@ -104,42 +109,45 @@ impl<'g, 'c, 'a> Scanner<'g, 'c, 'a> {
 
     fn scan_op(&mut self, op: OperationRef<'_, '_>, seen: bool) -> bool {
         self.op_visits += 1;
-        match ir::op_name(op) {
-            names::CALL | names::SUBMIT => {
-                if seen {
-                    self.mark_callee(op);
-                }
-                seen || self.is_publish(op)
+        let names = self.names;
+        let name = Name::of(op);
+        if name == names.call || name == names.submit {
+            if seen {
+                self.mark_callee(op);
             }
-            names::ALL_TO_ALL_V | names::ALL_REDUCE | names::BARRIER => true,
+            seen || self.is_publish(op, name)
+        } else if name == names.all_to_all_v || name == names.all_reduce || name == names.barrier {
+            true
+        } else if name == names.scf_if || name == names.scf_index_switch {
             // Branches: each with the incoming flag; an empty else region
             // scans to the incoming flag. scf.index_switch is the same shape.
-            names::SCF_IF | "scf.index_switch" => {
-                ir::regions(op).fold(seen, |any, region| self.scan_region(region, seen) || any)
-            }
-            names::SCF_EXECUTE_REGION => self.scan_regions_in_sequence(op, seen),
+            ir::regions(op).fold(seen, |any, region| self.scan_region(region, seen) || any)
+        } else if name == names.scf_execute_region {
+            self.scan_regions_in_sequence(op, seen)
+        } else if name == names.scf_for || name == names.scf_while {
             // scf.while: the before region then the after region.
-            names::SCF_FOR | names::SCF_WHILE => self.scan_sequential_loop(op, seen),
+            self.scan_sequential_loop(op, seen)
+        } else if name == names.scf_parallel || name == names.scf_forall {
             // Iterations are unordered: scan once, never rescan.
-            names::SCF_PARALLEL | names::SCF_FORALL => self.scan_regions_in_sequence(op, seen),
+            self.scan_regions_in_sequence(op, seen)
+        } else if op.region_count() > 0 {
             // Any other op with regions may repeat them (affine.for, ...):
             // treat it as a sequential loop, which can only mark more.
-            _ if op.region_count() > 0 => self.scan_sequential_loop(op, seen),
-            _ => seen,
+            self.scan_sequential_loop(op, seen)
+        } else {
+            seen
         }
     }
 
     /// A publish op in a scan target: any `ccl.submit`, a collective
     /// (handled in `scan_op`), or a `func.call` to a function carrying
     /// `ccl.builtin_template_dir`.
-    fn is_publish(&self, op: OperationRef<'_, '_>) -> bool {
-        match ir::op_name(op) {
-            names::SUBMIT => true,
-            names::CALL => ir::callee_symbol(op)
-                .and_then(|name| self.graph.node(name))
-                .is_some_and(|node| self.graph.function(node).has_attribute(names::ATTR_BUILTIN_TEMPLATE_DIR)),
-            _ => false,
+    fn is_publish(&self, op: OperationRef<'_, '_>, name: Name) -> bool {
+        if name == self.names.submit {
+            return true;
         }
+        name == self.names.call
+            && ir::callee_symbol(op).and_then(|callee| self.graph.node(callee)).is_some_and(|node| self.graph.is_builtin(node))
     }
 
     /// An InCore callee is marked; a wrapper marks every InCore function it
@@ -186,14 +194,15 @@ pub fn run_on_module<'c, 'a>(
     module: OperationRef<'c, 'a>,
     functions: &[(OperationRef<'c, 'a>, FunctionKind)],
 ) -> Outcome {
-    let symbols = ir::SymbolTable::of_module(module);
-    let graph = CallGraph::build(functions, &symbols);
+    let names = Interned::new(unsafe { mlir_sys::mlirOperationGetContext(module.to_raw()) });
+    let graph = CallGraph::build(functions, &names);
     let resolver = WrapperResolver::new(&graph);
     let mut scanner = Scanner {
+        names: &names,
         graph: &graph,
         resolver,
         marked: vec![false; functions.len()],
-        saturated: HashSet::new(),
+        saturated: FxHashSet::default(),
         loops_rescanned: 0,
         op_visits: 0,
     };
@@ -201,7 +210,7 @@ pub fn run_on_module<'c, 'a>(
         if kind != FunctionKind::Orchestration {
             continue;
         }
-        if let Ok(body) = func.region(0) {
+        if let Some(body) = ir::regions(func).next() {
             scanner.scan_region(body, false);
         }
     }
@@ -212,8 +221,9 @@ pub fn run_on_module<'c, 'a>(
             continue;
         }
         outcome.marked.push(ir::symbol_name(func).unwrap_or_default().to_string());
-        if insert_prologue(func) {
+        if insert_prologue(&names, func) {
             outcome.prologues_inserted += 1;
+            outcome.prologued.push(index);
         }
     }
     outcome
@@ -222,12 +232,13 @@ pub fn run_on_module<'c, 'a>(
 /// Puts `ccl.cacheinvalid()` + `ccl.fence` at the start of `func`'s entry
 /// block unless its first two ops already are these. A declaration has no
 /// body and gets nothing. Returns whether it inserted.
-pub fn insert_prologue(func: OperationRef<'_, '_>) -> bool {
+pub fn insert_prologue(names: &Interned, func: OperationRef<'_, '_>) -> bool {
     let Some(entry) = ir::entry_block(func) else {
         return false;
     };
     let mut first = ir::ops(entry);
-    let present = first.next().is_some_and(ir::is_whole_cache_invalid) && first.next().is_some_and(ir::is_fence);
+    let present = first.next().is_some_and(|op| ir::is_whole_cache_invalid(names, op))
+        && first.next().is_some_and(|op| ir::is_fence(names, op));
     if present {
         return false;
     }
@@ -250,6 +261,10 @@ impl CclPass for OrchestrationStep {
             }
         };
         let outcome = run_on_module(op, &functions);
+        // Orchestration IR is only read: verify-each checks the kernels
+        // that got a prologue, and nothing when none did.
+        cx.preserve_all();
+        outcome.prologued.iter().for_each(|&index| cx.changed(functions[index].0));
         cx.stats.add(stat::KERNELS_MARKED, outcome.marked.len() as u64);
         cx.stats.add(stat::PROLOGUES, outcome.prologues_inserted);
         cx.stats.add(stat::LOOPS_RESCANNED, outcome.loops_rescanned);

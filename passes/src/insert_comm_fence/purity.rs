@@ -5,9 +5,13 @@
 //! of a function, outermost first, costs time linear in the function's size
 //! however deeply the loops nest.
 
-use crate::{ir, names};
+use crate::{
+    ir,
+    names::{Interned, Name},
+};
 use melior::ir::{operation::OperationLike, BlockRef, OperationRef, RegionRef, Value};
-use std::collections::HashMap;
+use mlir_sys::MlirValue;
+use rustc_hash::FxHashMap;
 
 /// The class of an op, block or region. The order is the join order: a
 /// block's class is the maximum of its ops' classes.
@@ -27,82 +31,89 @@ impl Purity {
     }
 }
 
-pub fn is_loop(name: &str) -> bool {
-    matches!(name, names::SCF_FOR | names::SCF_WHILE | names::SCF_PARALLEL | names::SCF_FORALL)
+/// What a [`Classifier`] remembers. Kept by the caller across functions
+/// so the maps keep their capacity: a fresh set per function was regrown
+/// from nothing for every kernel.
+#[derive(Default)]
+pub struct Memo {
+    /// Classes of region-bearing ops (others are classified in O(1)).
+    classes: FxHashMap<usize, Purity>,
+    /// `reads_memory` per value.
+    reads: FxHashMap<usize, bool>,
+    /// Per region-bearing op: whether a value used inside it reads memory.
+    uses_read: FxHashMap<usize, bool>,
+    /// The work stack of `reads_memory`: (value address, operands
+    /// expanded?); addresses, so a step holding a memo stays `Send`.
+    stack: Vec<(usize, bool)>,
 }
 
 /// Memoised classification of one function's ops.
-#[derive(Default)]
-pub struct Classifier {
-    /// Classes of region-bearing ops (others are classified in O(1)).
-    classes: HashMap<usize, Purity>,
-    /// `reads_memory` per value.
-    reads: HashMap<usize, bool>,
-    /// Per region-bearing op: whether a value used inside it reads memory.
-    uses_read: HashMap<usize, bool>,
+pub struct Classifier<'n> {
+    names: &'n Interned,
+    memo: &'n mut Memo,
 }
 
-impl Classifier {
-    pub fn new() -> Self {
-        Self::default()
+impl<'n> Classifier<'n> {
+    /// A classifier for one function; `memo` is emptied first (it is keyed
+    /// by addresses, which other IR may reuse).
+    pub fn new(names: &'n Interned, memo: &'n mut Memo) -> Self {
+        memo.classes.clear();
+        memo.reads.clear();
+        memo.uses_read.clear();
+        Self { names, memo }
     }
 
     /// The class of `op` (SEMANTICS.md, Phase A rule 5).
     pub fn op_class(&mut self, op: OperationRef<'_, '_>) -> Purity {
-        let name = ir::op_name(op);
-        if ir::is_side_effect_free(op) {
-            return Purity::Pure;
-        }
-        if name == names::WAIT {
+        let names = self.names;
+        let name = Name::of(op);
+        // Waits and the five control-flow ops are never side-effect-free, so
+        // they are told apart by name first; the side-effect test (which may
+        // ask MLIR for the block's terminator) runs only for other ops.
+        if name == names.wait {
             return Purity::PureWithWait;
         }
-        if !matches!(name, names::SCF_IF | names::SCF_FOR | names::SCF_WHILE | names::SCF_PARALLEL | names::SCF_FORALL)
-        {
-            return Purity::NotPure;
+        if !(names.is_loop(name) || name == names.scf_if) {
+            return if ir::is_side_effect_free(op) { Purity::Pure } else { Purity::NotPure };
         }
-        if let Some(class) = self.classes.get(&ir::op_key(op)) {
+        if let Some(class) = self.memo.classes.get(&ir::op_key(op)) {
             return *class;
         }
-        let class = match name {
-            names::SCF_IF => {
-                // Operand 0 is the condition. An empty else region is the
-                // then-block's class; with an else, the join of both, which
-                // reads the same.
-                if op.operand(0).map(|c| self.reads_memory(c)).unwrap_or(false) {
-                    Purity::NotPure
-                } else {
-                    self.regions_class(op)
-                }
+        let class = if name == names.scf_if {
+            // Operand 0 is the condition. An empty else region is the
+            // then-block's class; with an else, the join of both, which
+            // reads the same.
+            if op.operand(0).map(|c| self.reads_memory(c)).unwrap_or(false) {
+                Purity::NotPure
+            } else {
+                self.regions_class(op)
             }
-            names::SCF_FOR => {
-                // lower bound, upper bound, step; then the iter_args inits.
-                if self.any_reads(op, 0..op.operand_count().min(3)) {
-                    Purity::NotPure
-                } else {
-                    self.regions_class(op)
-                }
+        } else if name == names.scf_for {
+            // lower bound, upper bound, step; then the iter_args inits.
+            if self.any_reads(op, 0..op.operand_count().min(3)) {
+                Purity::NotPure
+            } else {
+                self.regions_class(op)
             }
-            names::SCF_PARALLEL | names::SCF_FORALL => {
-                // Segments 0..3 are lower bounds, upper bounds and steps (for
-                // scf.forall: the dynamic ones; static ones are attributes).
-                let bounds = (0..3).filter_map(|segment| ir::operand_segment(op, segment)).flatten().collect::<Vec<_>>();
-                if bounds.into_iter().any(|i| op.operand(i).map(|v| self.reads_memory(v)).unwrap_or(false)) {
-                    Purity::NotPure
-                } else {
-                    self.regions_class(op)
-                }
+        } else if name == names.scf_parallel || name == names.scf_forall {
+            // Segments 0..3 are lower bounds, upper bounds and steps (for
+            // scf.forall: the dynamic ones; static ones are attributes).
+            let mut bounds = (0..3).filter_map(|segment| ir::operand_segment(op, segment)).flatten();
+            if bounds.any(|i| op.operand(i).map(|v| self.reads_memory(v)).unwrap_or(false)) {
+                Purity::NotPure
+            } else {
+                self.regions_class(op)
             }
-            names::SCF_WHILE => {
-                let before_reads = op.region(0).map(|r| self.region_uses_read(r)).unwrap_or(false);
-                if before_reads {
-                    Purity::NotPure
-                } else {
-                    self.regions_class(op)
-                }
+        } else {
+            // scf.while
+            let before_reads = ir::regions(op).next().map(|r| self.region_uses_read(r)).unwrap_or(false);
+            if before_reads {
+                Purity::NotPure
+            } else {
+                self.regions_class(op)
             }
-            _ => unreachable!("filtered above"),
         };
-        self.classes.insert(ir::op_key(op), class);
+        self.memo.classes.insert(ir::op_key(op), class);
         class
     }
 
@@ -150,42 +161,45 @@ impl Classifier {
     /// chain of arith ops cannot exhaust the stack) and memoised (a DAG of
     /// shared operands is walked once).
     pub fn reads_memory(&mut self, value: Value<'_, '_>) -> bool {
-        if let Some(known) = self.reads.get(&ir::value_key(value)) {
+        let root = ir::value_key(value);
+        if let Some(known) = self.memo.reads.get(&root) {
             return *known;
         }
-        // (value, operands expanded?)
-        let mut stack = vec![(value, false)];
-        while let Some((current, expanded)) = stack.pop() {
+        let mut stack = std::mem::take(&mut self.memo.stack);
+        stack.push((root, false));
+        while let Some((address, expanded)) = stack.pop() {
+            let current = unsafe { Value::from_raw(MlirValue { ptr: address as *const _ }) };
             let key = ir::value_key(current);
-            if self.reads.contains_key(&key) {
+            if self.memo.reads.contains_key(&key) {
                 continue;
             }
             let Some(def) = ir::defining_op(current) else {
-                self.reads.insert(key, false);
+                self.memo.reads.insert(key, false);
                 continue;
             };
-            let name = ir::op_name(def);
-            if name == names::READ {
-                self.reads.insert(key, true);
+            let name = Name::of(def);
+            if name == self.names.read {
+                self.memo.reads.insert(key, true);
                 continue;
             }
-            if !names::is_side_effect_free(name) {
-                self.reads.insert(key, false);
+            if !name.is_side_effect_free() {
+                self.memo.reads.insert(key, false);
                 continue;
             }
             if expanded {
-                let any = def.operands().any(|operand| self.reads.get(&ir::value_key(operand)).copied().unwrap_or(false));
-                self.reads.insert(key, any);
+                let any = def.operands().any(|operand| self.memo.reads.get(&ir::value_key(operand)).copied().unwrap_or(false));
+                self.memo.reads.insert(key, any);
                 continue;
             }
-            stack.push((current, true));
+            stack.push((address, true));
             for operand in def.operands() {
-                if !self.reads.contains_key(&ir::value_key(operand)) {
-                    stack.push((operand, false));
+                if !self.memo.reads.contains_key(&ir::value_key(operand)) {
+                    stack.push((ir::value_key(operand), false));
                 }
             }
         }
-        self.reads[&ir::value_key(value)]
+        self.memo.stack = stack;
+        self.memo.reads[&root]
     }
 
     /// Whether `region` "reads memory" (the `before` region of an
@@ -205,10 +219,10 @@ impl Classifier {
     }
 
     fn op_uses_read(&mut self, op: OperationRef<'_, '_>) -> bool {
-        if ir::op_name(op) == names::READ {
+        if Name::of(op) == self.names.read {
             return true;
         }
-        if let Some(known) = self.uses_read.get(&ir::op_key(op)) {
+        if let Some(known) = self.memo.uses_read.get(&ir::op_key(op)) {
             return *known;
         }
         let operands_read = self.any_reads(op, 0..op.operand_count());
@@ -222,7 +236,7 @@ impl Classifier {
             }
         }
         let result = operands_read || inner;
-        self.uses_read.insert(ir::op_key(op), result);
+        self.memo.uses_read.insert(ir::op_key(op), result);
         result
     }
 }

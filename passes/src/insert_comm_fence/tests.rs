@@ -5,44 +5,24 @@ use super::{
     call_graph::{CallGraph, WrapperResolver},
     kernel,
     orchestration::{classify_functions, run_on_module},
-    purity::{Classifier, Purity},
+    purity::{Classifier, Memo, Purity},
 };
-use crate::{ir, names, names::FunctionKind};
-use melior::{
-    dialect::DialectRegistry,
-    ir::{block::BlockLike, operation::OperationLike, Module, OperationRef},
-    utility::{load_irdl_dialects, register_all_dialects},
-    Context,
+use crate::{
+    ir, names,
+    names::{FunctionKind, Name},
+    test_support::{context, function, interned, parse},
 };
-
-const IRDL: &str = include_str!("../../../src/dialect/ccl.irdl.mlir");
-
-fn context() -> Context {
-    let registry = DialectRegistry::new();
-    register_all_dialects(&registry);
-    let context = Context::new_with_registry(&registry, false);
-    let declaration = Module::parse(&context, IRDL).expect("IRDL parses");
-    assert!(load_irdl_dialects(&declaration));
-    context
-}
-
-fn parse<'c>(context: &'c Context, source: &str) -> Module<'c> {
-    let module = Module::parse(context, source).expect("test IR parses");
-    assert!(module.as_operation().verify(), "test IR verifies");
-    module
-}
-
-fn function<'c, 'a>(module: &'a Module<'c>, name: &str) -> OperationRef<'c, 'a> {
-    ir::SymbolTable::of_module(module.as_operation()).lookup_function(name).expect("function exists")
-}
+use melior::ir::{block::BlockLike, operation::OperationLike, Module};
 
 /// The classes of the loops directly in `name`'s body, in order.
 fn loop_classes(module: &Module<'_>, name: &str) -> Vec<Purity> {
     let func = function(module, name);
-    let mut classifier = Classifier::new();
+    let names = interned(module);
+    let mut memo = Memo::default();
+    let mut classifier = Classifier::new(&names, &mut memo);
     let entry = ir::entry_block(func).unwrap();
     ir::ops(entry)
-        .filter(|op| super::purity::is_loop(ir::op_name(*op)))
+        .filter(|op| names.is_loop(Name::of(*op)))
         .map(|op| classifier.op_class(op))
         .collect()
 }
@@ -118,7 +98,9 @@ fn reads_memory_is_iterative_and_stops_at_non_pure_ops() {
     let func = function(&module, "f");
     let entry = ir::entry_block(func).unwrap();
     let ret = entry.terminator().unwrap();
-    let mut classifier = Classifier::new();
+    let names = interned(&module);
+    let mut memo = Memo::default();
+    let mut classifier = Classifier::new(&names, &mut memo);
     assert!(classifier.reads_memory(ret.operand(0).unwrap()));
     // Through a non-side-effect-free op (vector.extract is not in the list)
     // and from a tile_load: not "reads memory" in the rule's sense.
@@ -158,8 +140,7 @@ fn wrapper_resolution_handles_cycles_and_memoises() {
     "#;
     let module = parse(&context, source);
     let functions = classify_functions(module.as_operation()).unwrap();
-    let symbols = ir::SymbolTable::of_module(module.as_operation());
-    let graph = CallGraph::build(&functions, &symbols);
+    let graph = CallGraph::build(&functions, &interned(&module));
     let mut resolver = WrapperResolver::new(&graph);
     let names_of = |graph: &CallGraph<'_, '_>, nodes: &[petgraph::graph::NodeIndex]| -> Vec<String> {
         nodes.iter().map(|n| ir::symbol_name(graph.function(*n)).unwrap().to_string()).collect()
@@ -294,7 +275,8 @@ fn phase_a_plan_is_empty_after_apply() {
     );
     let module = parse(&context, &source);
     let func = function(&module, "k");
-    let plan = kernel::plan(func);
+    let names = interned(&module);
+    let plan = kernel::plan(func, &names, &mut Memo::default());
     let inserted = kernel::apply(&plan);
     assert_eq!(inserted.region_invalidates, 1);
     // if-branch wait, call, the pure wait loop, the run of two waits.
@@ -302,7 +284,7 @@ fn phase_a_plan_is_empty_after_apply() {
     // store, call, put.
     assert_eq!(inserted.fences, 3);
     assert!(module.as_operation().verify());
-    assert!(kernel::plan(func).is_empty(), "a second plan finds nothing to insert");
+    assert!(kernel::plan(func, &names, &mut Memo::default()).is_empty(), "a second plan finds nothing to insert");
 }
 
 #[test]
@@ -319,4 +301,81 @@ fn unknown_kinds_are_reported_in_module_order() {
     assert!(errors[0].message.starts_with("unknown ccl.kind \"device\"; accepted kinds: incore, aic, aiv"));
     assert!(errors[1].message.starts_with("unknown ccl.kind unit;"));
     assert!(errors.iter().all(|e| e.message.ends_with(&names::KINDS.join(", "))));
+}
+
+/// A kernel with one local publish, a kernel already complete, a
+/// non-InCore helper and an orchestration function launching the first
+/// kernel after a collective.
+const CHANGES_PROGRAM: &str = r#"
+    func.func @publish(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.kind = "incore"} {
+      "ccl.tile_store"(%t, %win, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+      return
+    }
+    func.func @done() attributes {ccl.kind = "aiv"} {
+      "ccl.cacheinvalid"() : () -> ()
+      "ccl.fence"() : () -> ()
+      return
+    }
+    func.func @helper() { return }
+    func.func @main(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.kind = "orchestration"} {
+      "ccl.barrier"() : () -> ()
+      func.call @publish(%t, %win, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+      func.call @done() : () -> ()
+      func.call @helper() : () -> ()
+      return
+    }
+"#;
+
+#[test]
+fn each_step_declares_exactly_the_functions_it_changed() {
+    use crate::{
+        framework::{Changes, Statistics},
+        test_support::{address, counts, run_step},
+    };
+    let context = context();
+    let module = parse(&context, CHANGES_PROGRAM);
+    let stats = Statistics::new(super::INFO.statistics);
+    let publish = function(&module, "publish");
+    let kernels = |stats: &Statistics| {
+        ["publish", "done", "helper", "main"].map(|name| run_step(&super::INFO, 0, function(&module, name), stats))
+    };
+
+    // Phase A: only @publish gets markers; the complete kernel, the helper
+    // and the orchestration function are declared unchanged.
+    let none = Changes::Ops(Vec::new());
+    assert_eq!(kernels(&stats), [Changes::Ops(vec![address(publish)]), none.clone(), none.clone(), none.clone()]);
+    // Phase B: @done is marked but already has its prologue.
+    let orchestration = run_step(&super::INFO, 1, module.as_operation(), &stats);
+    assert_eq!(orchestration, Changes::Ops(vec![address(publish)]));
+    let first = counts(&stats);
+    assert_eq!(
+        first,
+        [
+            ("region-invalidates", 1),
+            ("whole-gm-invalidates", 0),
+            ("fences", 1),
+            ("prologues", 1),
+            ("kernels-marked", 2),
+            ("loops-rescanned", 0)
+        ]
+    );
+    let text = module.as_operation().to_string();
+
+    // A second run is a no-op: nothing declared, nothing inserted, the same
+    // IR, and only the counters that count findings (marks) move.
+    let again = Statistics::new(super::INFO.statistics);
+    assert_eq!(kernels(&again), [none.clone(), none.clone(), none.clone(), none.clone()]);
+    assert_eq!(run_step(&super::INFO, 1, module.as_operation(), &again), none);
+    assert_eq!(module.as_operation().to_string(), text);
+    assert_eq!(
+        counts(&again),
+        [
+            ("region-invalidates", 0),
+            ("whole-gm-invalidates", 0),
+            ("fences", 0),
+            ("prologues", 0),
+            ("kernels-marked", 2),
+            ("loops-rescanned", 0)
+        ]
+    );
 }
