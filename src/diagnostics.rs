@@ -16,22 +16,47 @@ pub struct SourceMap {
 
 #[derive(Debug, Clone)]
 struct Source {
-    text: String,
+    text: SourceText,
     line_starts: std::cell::OnceCell<Vec<usize>>,
 }
 
+/// A buffer's text followed by one NUL byte: MLIR's lexer reads up to a NUL
+/// terminator, so the parser gets the very bytes kept for diagnostics (one
+/// copy of the input, shared).
+#[derive(Debug, Clone)]
+pub struct SourceText(std::sync::Arc<str>);
+
+impl SourceText {
+    pub fn new(text: &str) -> Self {
+        let mut terminated = String::with_capacity(text.len() + 1);
+        terminated.push_str(text);
+        terminated.push('\0');
+        SourceText(terminated.into())
+    }
+
+    /// The text without its terminator.
+    pub fn text(&self) -> &str {
+        &self.0[..self.0.len() - 1]
+    }
+}
+
 impl SourceMap {
-    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) {
-        self.buffers.insert(name.into(), Source { text: text.into(), line_starts: Default::default() });
+    pub fn add(&mut self, name: impl Into<String>, text: &str) {
+        self.add_shared(name, SourceText::new(text));
+    }
+
+    pub fn add_shared(&mut self, name: impl Into<String>, text: SourceText) {
+        self.buffers.insert(name.into(), Source { text, line_starts: Default::default() });
     }
 
     fn line(&self, file: &str, line: u32) -> Option<&str> {
         let source = self.buffers.get(file)?;
-        let starts = source.line_starts.get_or_init(|| {
-            std::iter::once(0).chain(source.text.match_indices('\n').map(|(i, _)| i + 1)).collect()
-        });
+        let text = source.text.text();
+        let starts = source
+            .line_starts
+            .get_or_init(|| std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect());
         let start = *starts.get(line.checked_sub(1)? as usize)?;
-        let rest = &source.text[start..];
+        let rest = &text[start..];
         let text = rest.split('\n').next().unwrap_or("");
         Some(text.strip_suffix('\r').unwrap_or(text))
     }

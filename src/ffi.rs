@@ -6,6 +6,7 @@
 use cclir_passes::framework::{
     Anchor, Changes, Diagnostic, DiagnosticSink, PassContext, PassOptions, PassStep, Severity, SourceLoc, Statistics,
 };
+use crate::diagnostics::SourceText;
 use melior::{
     ir::{operation::OperationLike, Operation, OperationRef},
     pass::OperationPassManager,
@@ -62,11 +63,10 @@ extern "C" {
 /// guarantees one) and reads past the end of a buffer without it (found by
 /// the `driver` fuzz target: ASan heap-buffer-overflow on `staticUppe`), so
 /// the text is copied with a NUL behind it.
-pub fn parse_operation<'c>(context: &'c Context, source: &str, buffer_name: &str) -> Option<Operation<'c>> {
-    let mut terminated = Vec::with_capacity(source.len() + 1);
-    terminated.extend_from_slice(source.as_bytes());
-    terminated.push(0);
-    let text = MlirStringRef { data: terminated.as_ptr() as *const _, length: source.len() };
+pub fn parse_operation<'c>(context: &'c Context, source: &SourceText, buffer_name: &str) -> Option<Operation<'c>> {
+    // The terminator stays outside the length MLIR is given; its lexer stops
+    // at it instead of reading past the end of the buffer.
+    let text = MlirStringRef { data: source.text().as_ptr() as *const _, length: source.text().len() };
     unsafe {
         let raw = mlirOperationCreateParse(context.to_raw(), text, string_ref(buffer_name));
         Operation::from_option_raw(raw)

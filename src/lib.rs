@@ -28,7 +28,7 @@ pub use cclir_passes as passes;
 pub use diagnostics::{Diagnostic, Severity, SourceLoc};
 pub use pipeline::{BuiltPipeline, PipelineError, PipelineSpec};
 
-use diagnostics::{DiagnosticSink, SourceMap};
+use diagnostics::{DiagnosticSink, SourceMap, SourceText};
 use melior::{
     ir::{operation::OperationLike, Operation},
     Context,
@@ -122,12 +122,19 @@ impl Session {
     /// Parses and verifies `source`; locations name `buffer`. A buffer that
     /// is not one `builtin.module` is wrapped in an implicit module.
     pub fn parse(&self, source: &str, buffer: &str) -> Result<Program<'_>, Error> {
-        self.add_source(buffer, source);
+        self.parse_shared(SourceText::new(source), buffer)
+    }
+
+    /// `parse` for a buffer the caller already holds as a `SourceText`: the
+    /// session keeps that very text for diagnostics, without a copy.
+    pub fn parse_shared(&self, shared: SourceText, buffer: &str) -> Result<Program<'_>, Error> {
+        self.sources.borrow_mut().add_shared(buffer, shared.clone());
+        let source = shared.text();
         let explicit = source::starts_with_module(source);
         let parsed = if explicit {
-            ffi::parse_operation(&self.context, source, buffer)
+            ffi::parse_operation(&self.context, &shared, buffer)
         } else {
-            ffi::parse_operation(&self.context, &source::wrap(source), buffer)
+            ffi::parse_operation(&self.context, &source::wrap_terminated(source), buffer)
         };
         let mut diagnostics = self.sink.take();
         if !explicit {
@@ -137,7 +144,7 @@ impl Session {
             // The implicit module's braces can change what a syntax error
             // looks like (an unclosed body); the unwrapped parse tells the
             // real error unless its only complaint is the missing module.
-            let unwrapped = ffi::parse_operation(&self.context, source, buffer);
+            let unwrapped = ffi::parse_operation(&self.context, &shared, buffer);
             let plain = self.sink.take();
             let only_wrapping = plain.len() == 1 && plain[0].message.starts_with("source must contain a single top-level operation");
             if unwrapped.is_none() && !plain.is_empty() && !only_wrapping {
@@ -163,7 +170,9 @@ impl Session {
             path: path.display().to_string(),
             message: driver::io_message(&error),
         })?;
-        self.parse(&text, &path.display().to_string())
+        let shared = SourceText::new(&text);
+        drop(text);
+        self.parse_shared(shared, &path.display().to_string())
     }
 
     /// Builds a textual pipeline (`builtin.module(...)`).

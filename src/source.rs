@@ -33,11 +33,16 @@ pub fn starts_with_module(text: &str) -> bool {
 
 /// The buffer with the implicit module around it.
 pub fn wrap(text: &str) -> String {
-    let mut wrapped = String::with_capacity(text.len() + WRAP_PREFIX.len() + 2);
+    let mut wrapped = String::with_capacity(text.len() + WRAP_PREFIX.len() + 3);
     wrapped.push_str(WRAP_PREFIX);
     wrapped.push_str(text);
     wrapped.push_str("\n}");
     wrapped
+}
+
+/// The wrapped buffer, NUL-terminated for the parser.
+pub fn wrap_terminated(text: &str) -> crate::diagnostics::SourceText {
+    crate::diagnostics::SourceText::new(&wrap(text))
 }
 
 /// Moves diagnostics on line 1 of `buffer` back by the prefix width.

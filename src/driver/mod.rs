@@ -107,7 +107,10 @@ fn run(args: &[String]) -> i32 {
     let mut all_ok = true;
     let mut missing = Vec::new();
     let last = chunks.len() - 1;
-    for (index, chunk) in chunks.iter().enumerate() {
+    for (index, chunk) in chunks.into_iter().enumerate() {
+        // The session keeps (and the parser reads) this one copy.
+        let shared = crate::diagnostics::SourceText::new(&chunk.text);
+        drop(chunk);
         if index > 0 {
             let marker = format!("{}\n", options.output_split_marker);
             if let Err(error) = output.writer().write_all(marker.as_bytes()) {
@@ -116,7 +119,7 @@ fn run(args: &[String]) -> i32 {
             }
         }
         let position = ChunkPosition { first: index == 0, last: index == last };
-        match process_chunk(&options, spec.as_ref(), &chunk.text, &buffer, position, output.writer(), &mut missing) {
+        match process_chunk(&options, spec.as_ref(), &shared, &buffer, position, output.writer(), &mut missing) {
             ChunkOutcome::Ok => {}
             ChunkOutcome::Failed => all_ok = false,
             ChunkOutcome::Fatal => return 1,
@@ -196,7 +199,7 @@ enum ChunkOutcome {
 fn process_chunk(
     options: &Options,
     spec: Option<&PipelineSpec>,
-    text: &str,
+    text: &crate::diagnostics::SourceText,
     buffer: &str,
     position: ChunkPosition,
     printed: &mut dyn std::io::Write,
@@ -227,7 +230,7 @@ fn process_chunk(
 
     let mut diagnostics = Vec::new();
     let mut succeeded = false;
-    match session.parse(text, buffer) {
+    match session.parse_shared(text.clone(), buffer) {
         Ok(mut program) => match run_instrumented(options, &session, built.as_ref(), &mut program) {
             Ok(()) => {
                 let print = ffi::PrintOptions {
@@ -253,7 +256,7 @@ fn process_chunk(
     diagnostics.extend(session.take_diagnostics());
 
     let outcome = if options.verify_diagnostics {
-        verify_chunk(&session, text, buffer, &diagnostics, options.verify_only_expected, missing)
+        verify_chunk(&session, text.text(), buffer, &diagnostics, options.verify_only_expected, missing)
     } else {
         eprint!("{}", session.render(&diagnostics));
         if succeeded {

@@ -277,7 +277,7 @@ fn phase_a_plan_is_empty_after_apply() {
     let func = function(&module, "k");
     let names = interned(&module);
     let plan = kernel::plan(func, &names, &mut Memo::default());
-    let inserted = kernel::apply(&plan);
+    let inserted = kernel::apply(&plan, |_| {});
     assert_eq!(inserted.region_invalidates, 1);
     // if-branch wait, call, the pure wait loop, the run of two waits.
     assert_eq!(inserted.whole_invalidates, 4);
