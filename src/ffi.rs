@@ -506,7 +506,7 @@ mod tests {
         attach_diagnostic_sink(&context, sink.clone());
         let functions: String = (0..100).map(|i| format!("func.func @f{i}() {{\n  return\n}}\n")).collect();
         let source = format!("module {{\n{functions}}}\n");
-        let module = parse_operation(&context, &source, "many.mlir").expect("parses");
+        let module = parse_operation(&context, &SourceText::new(&source), "many.mlir").expect("parses");
         let functions: Vec<usize> = crate::passes::ir::ops(module.region(0).unwrap().first_block().unwrap())
             .map(|op| op.to_raw().ptr as usize)
             .collect();
@@ -540,7 +540,7 @@ mod tests {
     fn only_sibling_functions_are_verified_at_once() {
         let context = crate::dialect::create_context(true, false);
         let source = "module {\n  func.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.addi %b, %b : i32\n    return\n  }\n  func.func @g() {\n    return\n  }\n}\n";
-        let module = parse_operation(&context, source, "t.mlir").expect("parses");
+        let module = parse_operation(&context, &SourceText::new(source), "t.mlir").expect("parses");
         let address = |op: OperationRef<'_, '_>| op.to_raw().ptr as usize;
         let top: Vec<OperationRef<'_, '_>> =
             crate::passes::ir::ops(module.region(0).unwrap().first_block().unwrap()).collect();
