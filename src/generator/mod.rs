@@ -246,6 +246,16 @@ impl Body<'_> {
         }
     }
 
+    /// A loop body: off the spine, sometimes a pure wait loop's body (the
+    /// rng is asked only off the spine, so seeds keep their programs).
+    fn loop_body(&mut self, off_spine: bool, inner: usize, budget: usize, body: &dyn Fn(&mut Self, usize)) {
+        if off_spine && self.rng.chance(20) {
+            self.pure_wait_body(inner, budget);
+        } else {
+            body(self, budget);
+        }
+    }
+
     /// One control-flow op whose regions hold about `budget` ops. With
     /// `spine`, one region continues the spine at that depth.
     fn control(&mut self, indent: usize, depth: usize, budget: usize, spine: Option<usize>) {
@@ -261,11 +271,7 @@ impl Body<'_> {
                 let iv = self.value().replace("%v", "%k");
                 self.line(indent, &format!("scf.for {iv} = %c0 to {upper} step %c1 {{"));
                 self.indices.push(iv);
-                if spine.is_none() && self.rng.chance(20) {
-                    self.pure_wait_body(inner, budget);
-                } else {
-                    body(self, budget);
-                }
+                self.loop_body(spine.is_none(), inner, budget, &body);
                 self.indices.pop();
                 self.line(indent, "}");
             }
@@ -283,11 +289,7 @@ impl Body<'_> {
             }
             7..=8 => {
                 self.line(indent, "scf.while : () -> () {");
-                if spine.is_none() && self.rng.chance(20) {
-                    self.pure_wait_body(inner, budget / 2);
-                } else {
-                    body(self, budget / 2);
-                }
+                self.loop_body(spine.is_none(), inner, budget / 2, &body);
                 self.line(inner, "scf.condition(%c)");
                 self.line(indent, "} do {");
                 self.block(inner, nested, budget / 2);
@@ -307,11 +309,7 @@ impl Body<'_> {
                 let iv = self.value().replace("%v", "%k");
                 self.line(indent, &format!("scf.forall ({iv}) in (%n) {{"));
                 self.indices.push(iv);
-                if spine.is_none() && self.rng.chance(20) {
-                    self.pure_wait_body(inner, budget);
-                } else {
-                    body(self, budget);
-                }
+                self.loop_body(spine.is_none(), inner, budget, &body);
                 self.indices.pop();
                 self.line(indent, "}");
             }
