@@ -122,6 +122,8 @@ pub struct WrapperResolver {
     memo: Vec<Option<Rc<[NodeIndex]>>>,
     /// Components whose reachable kernels `mark_reachable` has marked.
     expanded: Vec<bool>,
+    /// How many components `mark_reachable` expanded (each at most once).
+    pub expansions: u64,
 }
 
 impl WrapperResolver {
@@ -135,7 +137,7 @@ impl WrapperResolver {
         }
         let memo = vec![None; components.len()];
         let expanded = vec![false; components.len()];
-        Self { component_of, components, memo, expanded }
+        Self { component_of, components, memo, expanded, expansions: 0 }
     }
 
     /// Sets `marked[k]` for every InCore function `k` reachable from
@@ -150,6 +152,7 @@ impl WrapperResolver {
         self.expanded[root] = true;
         let mut stack = vec![root];
         while let Some(component) = stack.pop() {
+            self.expansions += 1;
             for &member in &self.components[component] {
                 for callee in graph.callees(member) {
                     if graph.kind(callee) == FunctionKind::InCore {

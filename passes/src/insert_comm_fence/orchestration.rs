@@ -41,6 +41,9 @@ pub struct Outcome {
     /// How many times the scan visited an op (the cost bound: at most twice
     /// the number of ops in scan targets).
     pub op_visits: u64,
+    /// How many call-graph components wrapper resolution expanded: each at
+    /// most once per run, however many calls reach it.
+    pub wrapper_expansions: u64,
 }
 
 struct Scanner<'g, 'c, 'a> {
@@ -215,7 +218,12 @@ pub fn run_on_module<'c, 'a>(
         }
     }
     let mut outcome =
-        Outcome { loops_rescanned: scanner.loops_rescanned, op_visits: scanner.op_visits, ..Outcome::default() };
+        Outcome {
+            loops_rescanned: scanner.loops_rescanned,
+            op_visits: scanner.op_visits,
+            wrapper_expansions: scanner.resolver.expansions,
+            ..Outcome::default()
+        };
     for (index, &(func, _)) in functions.iter().enumerate() {
         if !scanner.marked[index] {
             continue;

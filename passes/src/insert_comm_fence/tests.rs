@@ -390,3 +390,34 @@ fn each_step_declares_exactly_the_functions_it_changed() {
         ]
     );
 }
+
+/// 10,000 calls of one wrapper (which reaches two kernels through a second
+/// wrapper) after a collective: the wrapper is resolved once, not per call.
+#[test]
+fn many_calls_of_one_wrapper_resolve_it_once() {
+    let context = context();
+    let calls = "      func.call @wrapper() : () -> ()\n".repeat(10_000);
+    let source = format!(
+        r#"func.func @k1() attributes {{ccl.kind = "incore"}} {{ return }}
+        func.func @k2() attributes {{ccl.kind = "aiv"}} {{ return }}
+        func.func @inner() attributes {{ccl.kind = "orchestration"}} {{
+          func.call @k2() : () -> ()
+          return
+        }}
+        func.func @wrapper() attributes {{ccl.kind = "orchestration"}} {{
+          func.call @k1() : () -> ()
+          func.call @inner() : () -> ()
+          return
+        }}
+        func.func @main() attributes {{ccl.kind = "orchestration"}} {{
+          "ccl.barrier"() : () -> ()
+{calls}          return
+        }}"#
+    );
+    let module = parse(&context, &source);
+    let functions = classify_functions(module.as_operation()).unwrap();
+    let outcome = run_on_module(module.as_operation(), &functions);
+    assert_eq!(outcome.marked, vec!["k1".to_string(), "k2".to_string()]);
+    // @wrapper's component and @inner's: two expansions for 10,000 calls.
+    assert_eq!(outcome.wrapper_expansions, 2);
+}
