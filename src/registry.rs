@@ -3,7 +3,10 @@
 //! an upstream pass by name but cannot enumerate them, so the upstream
 //! catalogue (names, summaries, option help) is the `mlir-opt --list-passes`
 //! of the same MLIR install, recorded by build.rs, filtered to the names the
-//! linked MLIR actually accepts.
+//! linked MLIR actually accepts. The filter asks MLIR once per catalogue
+//! name, so it runs only when the catalogue is needed (listing, "did you
+//! mean"), not on every run: building a pipeline hands any name that is not
+//! a Rust pass straight to MLIR.
 
 use cclir_passes::framework::{PassInfo, PipelineInfo};
 use melior::Context;
@@ -19,33 +22,29 @@ pub struct UpstreamPass {
 
 const UPSTREAM_LISTING: &str = include_str!(concat!(env!("OUT_DIR"), "/upstream-passes.txt"));
 
-/// What a name in a pipeline refers to.
+/// What a Rust-side name in a pipeline refers to (any other name is
+/// MLIR's to resolve).
 #[derive(Debug, Clone, Copy)]
-pub enum Entry<'r> {
+pub enum Entry {
     Pass(&'static PassInfo),
     Pipeline(&'static PipelineInfo),
-    Upstream(&'r str),
 }
 
 pub struct Registry {
     passes: &'static [&'static PassInfo],
     pipelines: &'static [&'static PipelineInfo],
-    upstream: Vec<UpstreamPass>,
+    /// The upstream catalogue, filtered on first use.
+    upstream: OnceLock<Vec<UpstreamPass>>,
 }
 
 impl Registry {
-    /// The registry of this build. Upstream names are checked against the
-    /// linked MLIR once per process.
+    /// The registry of this build.
     pub fn global() -> &'static Registry {
         static REGISTRY: OnceLock<Registry> = OnceLock::new();
-        REGISTRY.get_or_init(|| {
-            crate::ffi::register_upstream_passes_once();
-            let context = Context::new();
-            let upstream = parse_listing(UPSTREAM_LISTING)
-                .into_iter()
-                .filter(|pass| crate::ffi::is_upstream_pass(&context, &pass.name))
-                .collect();
-            Registry { passes: cclir_passes::all_passes(), pipelines: cclir_passes::all_pipelines(), upstream }
+        REGISTRY.get_or_init(|| Registry {
+            passes: cclir_passes::all_passes(),
+            pipelines: cclir_passes::all_pipelines(),
+            upstream: OnceLock::new(),
         })
     }
 
@@ -57,49 +56,55 @@ impl Registry {
         self.pipelines
     }
 
+    /// The upstream passes the linked MLIR accepts, as `--list-passes` shows them.
     pub fn upstream(&self) -> &[UpstreamPass] {
-        &self.upstream
+        self.upstream.get_or_init(|| {
+            crate::ffi::register_upstream_passes_once();
+            let context = Context::new();
+            parse_listing(UPSTREAM_LISTING)
+                .into_iter()
+                .filter(|pass| crate::ffi::is_upstream_pass(&context, &pass.name))
+                .collect()
+        })
     }
 
-    pub fn lookup(&self, name: &str) -> Option<Entry<'_>> {
+    /// The Rust pass or named pipeline called `name`, if any.
+    pub fn lookup(&self, name: &str) -> Option<Entry> {
         if let Some(info) = self.passes.iter().find(|p| p.argument == name) {
             return Some(Entry::Pass(info));
         }
-        if let Some(info) = self.pipelines.iter().find(|p| p.argument == name) {
-            return Some(Entry::Pipeline(info));
-        }
-        self.upstream.iter().find(|p| p.name == name).map(|p| Entry::Upstream(p.name.as_str()))
+        self.pipelines.iter().find(|p| p.argument == name).map(|info| Entry::Pipeline(info))
     }
 
-    /// Whether `name` is a pass or pipeline of either kind. An upstream name
-    /// missing from the catalogue is still asked of MLIR itself.
+    /// Whether `name` is a pass or pipeline of either kind; upstream names
+    /// are asked of MLIR itself.
     pub fn is_known(&self, context: &Context, name: &str) -> bool {
         self.lookup(name).is_some() || crate::ffi::is_upstream_pass(context, name)
     }
 
     /// The registered name nearest to `name`, for "did you mean".
     pub fn suggest(&self, name: &str) -> Option<&str> {
-        let candidates = self
-            .passes
-            .iter()
-            .map(|p| p.argument)
-            .chain(self.pipelines.iter().map(|p| p.argument))
-            .chain(self.upstream.iter().map(|p| p.name.as_str()));
-        candidates
-            .map(|candidate| (strsim::levenshtein(name, candidate), candidate))
-            .filter(|(distance, candidate)| *distance <= (candidate.len().max(name.len()) / 2).max(2))
-            .min_by_key(|(distance, _)| *distance)
-            .map(|(_, candidate)| candidate)
+        nearest(name, self.all_names())
     }
 
-    /// Every name, for command-line flag suggestions.
+    /// Every name, Rust and upstream.
     pub fn all_names(&self) -> impl Iterator<Item = &str> {
         self.passes
             .iter()
             .map(|p| p.argument)
             .chain(self.pipelines.iter().map(|p| p.argument))
-            .chain(self.upstream.iter().map(|p| p.name.as_str()))
+            .chain(self.upstream().iter().map(|p| p.name.as_str()))
     }
+}
+
+/// The candidate nearest to `name` by edit distance, if it is near enough
+/// to be a likely typo (at most half the longer name, and at least 2).
+pub fn nearest<'n>(name: &str, candidates: impl Iterator<Item = &'n str>) -> Option<&'n str> {
+    candidates
+        .map(|candidate| (strsim::levenshtein(name, candidate), candidate))
+        .filter(|(distance, candidate)| *distance <= (candidate.len().max(name.len()) / 2).max(2))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
 }
 
 /// Splits `mlir-opt --list-passes` output into passes: a pass line is indented

@@ -248,13 +248,7 @@ pub fn parse(args: &[String], registry: &Registry, is_pass: &dyn Fn(&str) -> boo
             continue;
         }
         let mut message = format!("ccl-opt: Unknown command line argument '{arg}'.  Try: 'ccl-opt --help'");
-        let candidates = FLAGS.iter().map(|f| f.name).chain(registry.all_names());
-        if let Some(best) = candidates
-            .map(|c| (strsim::levenshtein(name, c), c))
-            .filter(|(d, c)| *d <= (c.len().max(name.len()) / 2).max(2))
-            .min_by_key(|(d, _)| *d)
-            .map(|(_, c)| c)
-        {
+        if let Some(best) = crate::registry::nearest(name, FLAGS.iter().map(|f| f.name).chain(registry.all_names())) {
             let dashes = if best.len() == 1 { "-" } else { "--" };
             message.push_str(&format!("\nccl-opt: Did you mean '{dashes}{best}'?"));
         }

@@ -50,9 +50,7 @@ fn run(args: &[String]) -> i32 {
     ffi::register_upstream_passes_once();
     let registry = Registry::global();
     let scratch = std::cell::OnceCell::new();
-    let is_pass = |name: &str| {
-        registry.lookup(name).is_some() || ffi::is_upstream_pass(scratch.get_or_init(melior::Context::new), name)
-    };
+    let is_pass = |name: &str| registry.is_known(scratch.get_or_init(melior::Context::new), name);
     let options = match cli::parse(args, registry, &is_pass) {
         Ok(options) => options,
         Err(error) => {

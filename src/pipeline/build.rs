@@ -158,7 +158,7 @@ impl Builder<'_> {
                 }
                 Ok(())
             }
-            Some(Entry::Upstream(_)) | None => {
+            None => {
                 let element = match options {
                     Some(options) => format!("{name}{{{options}}}"),
                     None => name.to_string(),
