@@ -22,21 +22,27 @@ struct Source {
 
 /// A buffer's text followed by one NUL byte: MLIR's lexer reads up to a NUL
 /// terminator, so the parser gets the very bytes kept for diagnostics (one
-/// copy of the input, shared).
+/// copy of the input, shared; an owned `String` becomes one without a copy).
 #[derive(Debug, Clone)]
-pub struct SourceText(std::sync::Arc<str>);
+pub struct SourceText(std::sync::Arc<String>);
 
 impl SourceText {
     pub fn new(text: &str) -> Self {
         let mut terminated = String::with_capacity(text.len() + 1);
         terminated.push_str(text);
-        terminated.push('\0');
-        SourceText(terminated.into())
+        Self::from(terminated)
     }
 
     /// The text without its terminator.
     pub fn text(&self) -> &str {
         &self.0[..self.0.len() - 1]
+    }
+}
+
+impl From<String> for SourceText {
+    fn from(mut text: String) -> Self {
+        text.push('\0');
+        SourceText(std::sync::Arc::new(text))
     }
 }
 

@@ -134,7 +134,7 @@ impl Session {
         let parsed = if explicit {
             ffi::parse_operation(&self.context, &shared, buffer)
         } else {
-            ffi::parse_operation(&self.context, &source::wrap_terminated(source), buffer)
+            ffi::parse_operation(&self.context, &source::wrap(source), buffer)
         };
         let mut diagnostics = self.sink.take();
         if !explicit {
@@ -170,9 +170,7 @@ impl Session {
             path: path.display().to_string(),
             message: driver::io_message(&error),
         })?;
-        let shared = SourceText::new(&text);
-        drop(text);
-        self.parse_shared(shared, &path.display().to_string())
+        self.parse_shared(SourceText::from(text), &path.display().to_string())
     }
 
     /// Builds a textual pipeline (`builtin.module(...)`).

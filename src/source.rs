@@ -31,18 +31,13 @@ pub fn starts_with_module(text: &str) -> bool {
     rest.starts_with("module") || rest.starts_with("\"builtin.module\"") || rest.starts_with("builtin.module")
 }
 
-/// The buffer with the implicit module around it.
-pub fn wrap(text: &str) -> String {
-    let mut wrapped = String::with_capacity(text.len() + WRAP_PREFIX.len() + 3);
+/// The buffer with the implicit module around it, ready for the parser.
+pub fn wrap(text: &str) -> crate::diagnostics::SourceText {
+    let mut wrapped = String::with_capacity(WRAP_PREFIX.len() + text.len() + 3);
     wrapped.push_str(WRAP_PREFIX);
     wrapped.push_str(text);
     wrapped.push_str("\n}");
-    wrapped
-}
-
-/// The wrapped buffer, NUL-terminated for the parser.
-pub fn wrap_terminated(text: &str) -> crate::diagnostics::SourceText {
-    crate::diagnostics::SourceText::new(&wrap(text))
+    wrapped.into()
 }
 
 /// Moves diagnostics on line 1 of `buffer` back by the prefix width.
@@ -115,6 +110,6 @@ mod tests {
     fn explicit_module_is_seen_past_comments() {
         assert!(starts_with_module("// RUN: x\n\nmodule {\n}"));
         assert!(!starts_with_module("// RUN: x\nfunc.func @f() {\n}"));
-        assert_eq!(wrap("a\nb"), "module{a\nb\n}");
+        assert_eq!(wrap("a\nb").text(), "module{a\nb\n}");
     }
 }

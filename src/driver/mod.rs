@@ -106,9 +106,8 @@ fn run(args: &[String]) -> i32 {
     let mut missing = Vec::new();
     let last = chunks.len() - 1;
     for (index, chunk) in chunks.into_iter().enumerate() {
-        // The session keeps (and the parser reads) this one copy.
-        let shared = crate::diagnostics::SourceText::new(&chunk.text);
-        drop(chunk);
+        // The session keeps (and the parser reads) the chunk's own buffer.
+        let shared = crate::diagnostics::SourceText::from(chunk.text);
         if index > 0 {
             let marker = format!("{}\n", options.output_split_marker);
             if let Err(error) = output.writer().write_all(marker.as_bytes()) {
