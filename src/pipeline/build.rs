@@ -197,18 +197,13 @@ impl Builder<'_> {
     ) -> Result<(), PipelineError> {
         let options = PassOptions::parse(info, options)?;
         let current = nesting.last().cloned().unwrap_or_default();
-        let required = info.anchor().op_name();
-        if info.anchor() == Anchor::Module && current != "builtin.module" && current != "any" {
+        // A pass runs where its anchor is, or under a module (or `any`), from
+        // where function steps are nested under `func.func`.
+        let anchored = current == info.anchor().op_name() || current == "builtin.module" || current == "any";
+        if !anchored {
             return Err(PipelineError::Anchor {
                 pass: info.argument.to_string(),
-                required: required.to_string(),
-                actual: current,
-            });
-        }
-        if info.anchor() == Anchor::Function && current != "func.func" && current != "builtin.module" && current != "any" {
-            return Err(PipelineError::Anchor {
-                pass: info.argument.to_string(),
-                required: required.to_string(),
+                required: info.anchor().op_name().to_string(),
                 actual: current,
             });
         }
