@@ -80,6 +80,14 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// Whether IR dumps are asked for by pass name (`--mlir-print-ir-before=`
+    /// or `-after=`), which the driver selects from MLIR's full dumps.
+    pub fn names_ir_dump_passes(&self) -> bool {
+        !self.print_ir_before.is_empty() || !self.print_ir_after.is_empty()
+    }
+}
+
 pub const DEFAULT_SPLIT_MARKER: &str = "// -----";
 
 /// A command line that cannot be run, with the text llvm::cl would print.

@@ -280,7 +280,7 @@ fn run_instrumented(
     program: &mut crate::Program<'_>,
 ) -> Result<(), Error> {
     let Some(built) = built else { return Ok(()) };
-    let capture = if !options.print_ir_before.is_empty() || !options.print_ir_after.is_empty() {
+    let capture = if options.names_ir_dump_passes() {
         ir_dump::CapturedStderr::start()
     } else {
         None
@@ -334,7 +334,7 @@ fn verify_chunk(
 }
 
 fn configure_instrumentation(options: &Options, built: &crate::BuiltPipeline<'_>) {
-    let named = !options.print_ir_before.is_empty() || !options.print_ir_after.is_empty();
+    // Named passes are printed by asking MLIR for every dump and filtering.
     let printing = ffi::IrPrinting {
         before_all: options.print_ir_before_all || !options.print_ir_before.is_empty(),
         after_all: options.print_ir_after_all || options.print_ir_after_failure || !options.print_ir_after.is_empty(),
@@ -342,7 +342,7 @@ fn configure_instrumentation(options: &Options, built: &crate::BuiltPipeline<'_>
         after_only_on_change: options.print_ir_after_change,
         after_only_on_failure: options.print_ir_after_failure,
     };
-    if named || printing.before_all || printing.after_all {
+    if printing.before_all || printing.after_all {
         let print = ffi::PrintOptions {
             generic: options.print_op_generic,
             debug_info: options.print_debuginfo,
