@@ -107,7 +107,7 @@ def plot(results, png):
         print("bench: matplotlib missing (pip install matplotlib); no plot drawn", file=sys.stderr)
         return
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-    size = [r for r in results["size"]]
+    size = results["size"]
     axes[0].loglog([r["ops"] for r in size], [r["ccl_opt_s"] for r in size], "o-", label="ccl-opt ccl-pipeline")
     axes[0].loglog([r["ops"] for r in size], [r["mlir_opt_s"] for r in size], "s--", label="mlir-opt parse+verify+print")
     axes[0].set_xlabel("ops")

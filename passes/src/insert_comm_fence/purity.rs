@@ -123,37 +123,16 @@ impl<'n> Classifier<'n> {
 
     /// The join of all of `op`'s regions (an empty region is Pure).
     fn regions_class(&mut self, op: OperationRef<'_, '_>) -> Purity {
-        let mut class = Purity::Pure;
-        for region in ir::regions(op) {
-            class = class.join(self.region_class(region));
-            if class == Purity::NotPure {
-                break;
-            }
-        }
-        class
+        join_until_not_pure(ir::regions(op), |region| self.region_class(region))
     }
 
     pub fn region_class(&mut self, region: RegionRef<'_, '_>) -> Purity {
-        let mut class = Purity::Pure;
-        for block in ir::blocks(region) {
-            class = class.join(self.block_class(block));
-            if class == Purity::NotPure {
-                break;
-            }
-        }
-        class
+        join_until_not_pure(ir::blocks(region), |block| self.block_class(block))
     }
 
     /// NotPure if any op is, else PureWithWait if any op is, else Pure.
     pub fn block_class(&mut self, block: BlockRef<'_, '_>) -> Purity {
-        let mut class = Purity::Pure;
-        for op in ir::ops(block) {
-            class = class.join(self.op_class(op));
-            if class == Purity::NotPure {
-                break;
-            }
-        }
-        class
+        join_until_not_pure(ir::ops(block), |op| self.op_class(op))
     }
 
     /// Whether `value` is computed, through side-effect-free ops only, from
@@ -239,4 +218,17 @@ impl<'n> Classifier<'n> {
         self.memo.uses_read.insert(ir::op_key(op), result);
         result
     }
+}
+
+/// The join of the classes of `items`, Pure when there are none; stops at
+/// the first NotPure (nothing can lift it).
+fn join_until_not_pure<T>(items: impl Iterator<Item = T>, mut class_of: impl FnMut(T) -> Purity) -> Purity {
+    let mut class = Purity::Pure;
+    for item in items {
+        class = class.join(class_of(item));
+        if class == Purity::NotPure {
+            break;
+        }
+    }
+    class
 }
