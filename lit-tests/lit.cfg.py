@@ -31,8 +31,9 @@ for passthrough in ["HOME", "TMPDIR", "LANG", "LC_ALL"]:
     if passthrough in os.environ:
         config.environment[passthrough] = os.environ[passthrough]
 
-irdl_file = os.path.join(repo_root, "src", "dialect", "ccl.irdl.mlir")
-config.substitutions.append(("%irdl", irdl_file))
+# The ccl dialect for upstream mlir-opt, built next to ccl-opt by build.rs:
+#   mlir-opt --load-dialect-plugin=%ccl_plugin
+config.substitutions.append(("%ccl_plugin", os.path.join(cclir_bin, "libccl_dialect_plugin.so")))
 config.substitutions.append(("%repo", repo_root))
 config.substitutions.append(("%examples", os.path.join(repo_root, "examples")))
 

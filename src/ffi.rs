@@ -53,6 +53,13 @@ pub fn register_upstream_passes_once() {
 extern "C" {
     /// From LLVM's C API (llvm-c/Support.h), linked with MLIR.
     fn LLVMParseCommandLineOptions(argc: i32, argv: *const *const std::ffi::c_char, overview: *const std::ffi::c_char);
+    /// The ccl dialect's registration handle (src/mlir/cpp/CclCAPI.cpp).
+    fn mlirGetDialectHandle__ccl__() -> MlirDialectHandle;
+}
+
+/// The ccl dialect's handle, for registries and contexts.
+pub fn ccl_dialect_handle() -> melior::dialect::DialectHandle {
+    unsafe { melior::dialect::DialectHandle::from_raw(mlirGetDialectHandle__ccl__()) }
 }
 
 /// Parses `source` as one top-level operation (a module, implicitly wrapped

@@ -416,3 +416,122 @@ pub fn insert_at_start<'c, 'a>(block: BlockRef<'c, 'a>, new_ops: Vec<Operation<'
         block.insert_operation(position, op);
     }
 }
+
+// ---------------------------------------------------------------------------
+// What the typed views (`ods`) are made of
+// ---------------------------------------------------------------------------
+
+/// Whether `count` is between `min` and `max` (no upper bound if `None`).
+pub fn count_fits(count: usize, min: usize, max: Option<usize>) -> bool {
+    count >= min && max.is_none_or(|max| count <= max)
+}
+
+pub fn operand_count(op: OperationRef<'_, '_>) -> usize {
+    unsafe { mlir_sys::mlirOperationGetNumOperands(op.to_raw()) as usize }
+}
+
+pub fn result_count(op: OperationRef<'_, '_>) -> usize {
+    unsafe { mlir_sys::mlirOperationGetNumResults(op.to_raw()) as usize }
+}
+
+/// Operand `index` of `op`, with the op's lifetimes (melior's `operand`
+/// ties the value to a borrow of the reference). Panics past the end: the
+/// views check the count when they are made.
+pub fn operand<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> Value<'c, 'a> {
+    assert!(index < operand_count(op), "operand {index} of an op with {}", operand_count(op));
+    unsafe { Value::from_raw(mlir_sys::mlirOperationGetOperand(op.to_raw(), index as isize)) }
+}
+
+/// Result `index` of `op` as a value, with the op's lifetimes.
+pub fn result<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> Value<'c, 'a> {
+    assert!(index < result_count(op), "result {index} of an op with {}", result_count(op));
+    unsafe { Value::from_raw(mlir_sys::mlirOperationGetResult(op.to_raw(), index as isize)) }
+}
+
+fn attribute_by_name<'c>(op: OperationRef<'c, '_>, name: &str) -> Option<Attribute<'c>> {
+    unsafe { Attribute::from_option_raw(mlir_sys::mlirOperationGetAttributeByName(op.to_raw(), string_ref(name))) }
+}
+
+/// The keyword of the ccl enum attribute `name` of `op` (`set` of
+/// `#ccl<notify_kind set>`). The C API cannot open a dialect attribute, so
+/// the keyword is read from its printed form.
+pub fn enum_keyword(op: OperationRef<'_, '_>, name: &str) -> Option<String> {
+    let text = attribute_by_name(op, name)?.to_string();
+    let inner = text.strip_prefix("#ccl<")?.strip_suffix('>')?;
+    inner.split_whitespace().nth(1).map(str::to_string)
+}
+
+/// The value of the i64 attribute `name` of `op`.
+pub fn i64_attr(op: OperationRef<'_, '_>, name: &str) -> Option<i64> {
+    let attribute = attribute_by_name(op, name)?;
+    melior::ir::attribute::IntegerAttribute::try_from(attribute).ok().map(|int| int.value())
+}
+
+/// The flat symbol reference attribute `name` of `op`.
+pub fn flat_symbol_attr<'c>(op: OperationRef<'c, '_>, name: &str) -> Option<&'c str> {
+    FlatSymbolRefAttribute::try_from(attribute_by_name(op, name)?).ok().map(|s| s.value())
+}
+
+/// What the views' builders fill in: melior's `OperationBuilder`, with the
+/// attribute forms the ccl ops use.
+pub struct OpBuilder<'c> {
+    location: Location<'c>,
+    builder: Option<OperationBuilder<'c>>,
+}
+
+impl<'c> OpBuilder<'c> {
+    pub fn new(name: &str, location: Location<'c>) -> Self {
+        Self { location, builder: Some(OperationBuilder::new(name, location)) }
+    }
+
+    fn map(&mut self, f: impl FnOnce(OperationBuilder<'c>) -> OperationBuilder<'c>) {
+        self.builder = self.builder.take().map(f);
+    }
+
+    pub fn operand(&mut self, value: Value<'c, '_>) {
+        self.map(|b| b.add_operands(&[value]));
+    }
+
+    pub fn operands(&mut self, values: &[Value<'c, '_>]) {
+        self.map(|b| b.add_operands(values));
+    }
+
+    pub fn result(&mut self, ty: Type<'c>) {
+        self.map(|b| b.add_results(&[ty]));
+    }
+
+    pub fn results(&mut self, types: &[Type<'c>]) {
+        self.map(|b| b.add_results(types));
+    }
+
+    fn context(&self) -> &'c melior::Context {
+        // The location's context outlives every op built in it.
+        unsafe { self.location.context().to_ref() }
+    }
+
+    fn attribute(&mut self, name: &str, attribute: Attribute<'c>) {
+        let identifier = melior::ir::Identifier::new(self.context(), name);
+        self.map(|b| b.add_attributes(&[(identifier, attribute)]));
+    }
+
+    /// An attribute given in MLIR's syntax (a dialect enum attribute).
+    pub fn parsed_attribute(&mut self, name: &str, text: &str) {
+        let attribute = Attribute::parse(self.context(), text).expect("a generated attribute text parses");
+        self.attribute(name, attribute);
+    }
+
+    pub fn i64_attribute(&mut self, name: &str, value: i64) {
+        let ty = melior::ir::r#type::IntegerType::new(self.context(), 64).into();
+        self.attribute(name, melior::ir::attribute::IntegerAttribute::new(ty, value).into());
+    }
+
+    pub fn flat_symbol_attribute(&mut self, name: &str, symbol: &str) {
+        self.attribute(name, FlatSymbolRefAttribute::new(self.context(), symbol).into());
+    }
+
+    /// The op; the builders pass operands and attributes the .td asks for,
+    /// so MLIR's creation cannot fail on them.
+    pub fn build(self) -> Operation<'c> {
+        self.builder.expect("builder present").build().expect("a ccl op built from its definition")
+    }
+}

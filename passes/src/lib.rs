@@ -6,6 +6,7 @@ pub mod framework;
 pub mod insert_comm_fence;
 pub mod ir;
 pub mod names;
+pub mod ods;
 pub mod verify_comm_order;
 
 #[cfg(test)]

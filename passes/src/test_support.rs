@@ -7,21 +7,14 @@ use crate::{
     names::Interned,
 };
 use melior::{
-    dialect::DialectRegistry,
     ir::{operation::OperationLike, Module, OperationRef},
-    utility::{load_irdl_dialects, register_all_dialects},
     Context,
 };
 
-const IRDL: &str = include_str!("../../src/dialect/ccl.irdl.mlir");
-
+/// A single-threaded context with every upstream dialect and ccl (the
+/// root crate compiles the dialect; this crate only links it in tests).
 pub fn context() -> Context {
-    let registry = DialectRegistry::new();
-    register_all_dialects(&registry);
-    let context = Context::new_with_registry(&registry, false);
-    let declaration = Module::parse(&context, IRDL).expect("IRDL parses");
-    assert!(load_irdl_dialects(&declaration));
-    context
+    cclir::dialect::create_context(false, false)
 }
 
 pub fn parse<'c>(context: &'c Context, source: &str) -> Module<'c> {

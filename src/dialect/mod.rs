@@ -1,29 +1,37 @@
-//! The `ccl` dialect: its IRDL declaration (the one file `mlir-opt
-//! --irdl-file` also reads) and the context every run parses into.
+//! The `ccl` dialect: defined in ODS (`Ccl.td`), compiled to C++ by
+//! build.rs and linked into every cclir binary. This module puts it into the
+//! contexts and registries the tools make.
 
-use melior::{
-    dialect::DialectRegistry,
-    ir::Module,
-    utility::{load_irdl_dialects, register_all_dialects},
-    Context,
-};
+use melior::{dialect::DialectRegistry, utility::register_all_dialects, Context};
 
-/// The dialect's declaration, shipped inside the binary.
-pub const IRDL_SOURCE: &str = include_str!("ccl.irdl.mlir");
+/// The dialect's definition in the repository (`mlir-tblgen` input).
+pub const ODS_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/dialect/Ccl.td");
 
-/// The path of the IRDL file in the repository (for `mlir-opt --irdl-file`).
-pub const IRDL_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/dialect/ccl.irdl.mlir");
+/// The mlir-opt dialect plugin built next to the binaries:
+/// `mlir-opt --load-dialect-plugin=<this>` reads, verifies and prints ccl.
+pub const PLUGIN_PATH: &str = env!("CCLIR_DIALECT_PLUGIN");
 
-/// A context with every upstream dialect registered (loaded lazily, as the
-/// parser meets them) and the `ccl` dialect loaded from IRDL.
-pub fn create_context(threading: bool, allow_unregistered: bool) -> Context {
+/// The dialect reference mlir-tblgen generated from `Ccl.td`
+/// (docs/dialect/ccl.md is kept equal to it).
+pub const GENERATED_REFERENCE: &str = include_str!(env!("CCLIR_DIALECT_DOC"));
+
+/// Adds the ccl dialect to `registry`.
+pub fn register(registry: &DialectRegistry) {
+    crate::ffi::ccl_dialect_handle().insert_dialect(registry);
+}
+
+/// A registry with every upstream dialect and the ccl dialect.
+pub fn registry() -> DialectRegistry {
     let registry = DialectRegistry::new();
     register_all_dialects(&registry);
-    let context = Context::new_with_registry(&registry, threading);
+    register(&registry);
+    registry
+}
+
+/// A context with every upstream dialect and the ccl dialect registered
+/// (loaded lazily, as the parser meets them).
+pub fn create_context(threading: bool, allow_unregistered: bool) -> Context {
+    let context = Context::new_with_registry(&registry(), threading);
     context.set_allow_unregistered_dialects(allow_unregistered);
-    let declaration = Module::parse(&context, IRDL_SOURCE).expect("the shipped IRDL file parses");
-    assert!(load_irdl_dialects(&declaration), "the shipped IRDL file loads");
-    // The declaration module can go: IRDL copies what it needs into the dialect.
-    drop(declaration);
     context
 }
