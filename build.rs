@@ -38,7 +38,7 @@ const GENERATED: &[(&str, &str)] = &[
 ];
 
 /// The glue linked into the cclir binaries.
-const GLUE: &[&str] = &["CclDialect.cpp", "CclCAPI.cpp"];
+const GLUE: &[&str] = &["CclDialect.cpp", "CclCAPI.cpp", "RustPass.cpp", "CclTools.cpp"];
 /// The plugin's own entry point (it links `CclDialect.cpp` too).
 const PLUGIN: &str = "DialectPlugin.cpp";
 const PLUGIN_LIBRARY: &str = "libccl_dialect_plugin.so";
@@ -101,17 +101,6 @@ fn main() {
         .arg("-lLLVM");
     run(&mut link);
     println!("cargo:rustc-env=CCLIR_DIALECT_PLUGIN={}", library.display());
-
-    // The upstream pass catalogue, for the driver's listing (MLIR's C API
-    // cannot enumerate its registry).
-    let listing = Command::new(prefix.join("bin/mlir-opt"))
-        .arg("--list-passes")
-        .output()
-        .ok()
-        .filter(|output| output.status.success())
-        .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
-        .unwrap_or_default();
-    std::fs::write(out.join("upstream-passes.txt"), listing).expect("write OUT_DIR file");
 }
 
 /// Stops the build with one line naming the package that provides a

@@ -200,7 +200,8 @@ impl Dialect {
             }
             ops.push(Op {
                 name: format!("{dialect}.{mnemonic}"),
-                rust: pascal(mnemonic),
+                // `Ccl_CacheInvalidOp` -> `CacheInvalid`: the .td's own casing.
+                rust: op_def.trim_start_matches("Ccl_").trim_end_matches("Op").to_string(),
                 summary: str_field(record, "summary").to_string(),
                 pure,
                 operands,
@@ -269,7 +270,7 @@ impl Dialect {
         writeln!(w, "    /// The view of `op`, already known to be of `kind`; `None` if its operands do not fit (unverified IR).").unwrap();
         writeln!(w, "    pub fn view(kind: OpKind, op: OperationRef<'c, 'a>) -> Option<Self> {{\n        Some(match kind {{").unwrap();
         for op in &self.ops {
-            writeln!(w, "            OpKind::{0} => CclOp::{0}({0}::unchecked(op)?),", op.rust).unwrap();
+            writeln!(w, "            OpKind::{0} => CclOp::{0}({0}::of_kind(op)?),", op.rust).unwrap();
         }
         writeln!(w, "        }})\n    }}\n\n    pub fn operation(self) -> OperationRef<'c, 'a> {{\n        match self {{").unwrap();
         for op in &self.ops {
@@ -353,15 +354,15 @@ fn render_op(w: &mut String, op: &Op) {
     writeln!(w, "#[derive(Clone, Copy, Debug, PartialEq, Eq)]\npub struct {}<'c, 'a>(OperationRef<'c, 'a>);\n", op.rust).unwrap();
     writeln!(w, "impl<'c, 'a> {}<'c, 'a> {{", op.rust).unwrap();
     writeln!(w, "    pub const NAME: &'static str = \"{}\";\n    pub const KIND: OpKind = OpKind::{};\n", op.name, op.rust).unwrap();
-    writeln!(w, "    /// `op` as this op, when it is one.\n    pub fn of(op: OperationRef<'c, 'a>) -> Option<Self> {{\n        if crate::ir::op_name(op) != Self::NAME {{\n            return None;\n        }}\n        Self::unchecked(op)\n    }}\n").unwrap();
-    writeln!(w, "    /// `op` (of this kind) as a view, if its operands and results fit the definition.\n    fn unchecked(op: OperationRef<'c, 'a>) -> Option<Self> {{\n        (crate::ir::count_fits(crate::ir::operand_count(op), {min_operands}, {max_operands}) && crate::ir::count_fits(crate::ir::result_count(op), {min_results}, {max_results})).then_some(Self(op))\n    }}\n").unwrap();
+    writeln!(w, "    /// `op` as this op, when it is one.\n    pub fn of(op: OperationRef<'c, 'a>) -> Option<Self> {{\n        if crate::ir::op_name(op) != Self::NAME {{\n            return None;\n        }}\n        Self::of_kind(op)\n    }}\n").unwrap();
+    writeln!(w, "    /// `op`, known to be of this kind (by its interned name), as a view; `None` if its operands and results do not fit the definition.\n    pub fn of_kind(op: OperationRef<'c, 'a>) -> Option<Self> {{\n        (crate::ir::count_fits(crate::ir::operand_count(op), {min_operands}, {max_operands}) && crate::ir::count_fits(crate::ir::result_count(op), {min_results}, {max_results})).then_some(Self(op))\n    }}\n").unwrap();
     writeln!(w, "    pub fn operation(self) -> OperationRef<'c, 'a> {{\n        self.0\n    }}\n").unwrap();
     element_accessors(w, &op.operands, "Operand", "operand", "operand_count");
     element_accessors(w, &op.results, "Result", "result", "result_count");
     for attr in &op.attrs {
         match &attr.kind {
             AttrKind::Enum { ty } => writeln!(w, "    /// Attribute `{0}`.\n    pub fn {1}(self) -> Option<{ty}> {{\n        crate::ir::enum_keyword(self.0, \"{0}\").and_then(|keyword| {ty}::from_keyword(&keyword))\n    }}\n", attr.name, ident(&attr.name)).unwrap(),
-            AttrKind::OptionalI64 => writeln!(w, "    /// Attribute `{0}` (optional i64).\n    pub fn {1}(self) -> Option<i64> {{\n        crate::ir::i64_attr(self.0, \"{0}\")\n    }}\n", attr.name, ident(&attr.name)).unwrap(),
+            AttrKind::OptionalI64 => writeln!(w, "    /// Attribute `{0}` (optional i64).\n    pub fn {1}(self) -> Option<i64> {{\n        crate::ir::i64_attr(self.0, \"{0}\")\n    }}\n\n    /// Sets attribute `{0}`.\n    pub fn set_{0}(self, value: i64) {{\n        crate::ir::set_i64_attr(self.0, \"{0}\", value)\n    }}\n", attr.name, ident(&attr.name)).unwrap(),
             AttrKind::FlatSymbol => writeln!(w, "    /// Attribute `{0}` (a flat symbol).\n    pub fn {1}(self) -> Option<&'c str> {{\n        crate::ir::flat_symbol_attr(self.0, \"{0}\")\n    }}\n", attr.name, ident(&attr.name)).unwrap(),
         }
     }

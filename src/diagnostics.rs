@@ -1,10 +1,83 @@
-//! Rendering diagnostics as mlir-opt's source manager does: the location, the
-//! severity and message, then the source line and a caret under the column.
-//! Notes follow their diagnostic; a note repeats the source line only when its
-//! location differs from the one printed before it.
+//! Diagnostics as values, for the library API: what MLIR's diagnostic
+//! engine reported (parser, verifier, upstream and Rust passes), with its
+//! notes, and rendering as mlir-opt's source manager prints them (location,
+//! severity and message, then the source line and a caret under the column;
+//! a note repeats the line only when its location differs).
 
-pub use cclir_passes::framework::{Diagnostic, DiagnosticSink, Severity, SourceLoc};
-use std::collections::HashMap;
+use std::{
+    collections::HashMap,
+    fmt,
+    sync::{Arc, Mutex},
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+    Remark,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+            Severity::Remark => "remark",
+        })
+    }
+}
+
+/// A source position, as MLIR's `FileLineColLoc` carries it (1-based).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SourceLoc {
+    Unknown,
+    File { file: String, line: u32, col: u32 },
+}
+
+impl fmt::Display for SourceLoc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceLoc::Unknown => f.write_str("<unknown>:0"),
+            SourceLoc::File { file, line, col } => write!(f, "{file}:{line}:{col}"),
+        }
+    }
+}
+
+/// One diagnostic with its attached notes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub loc: SourceLoc,
+    pub message: String,
+    pub notes: Vec<Diagnostic>,
+}
+
+impl fmt::Display for Diagnostic {
+    /// `file:line:col: severity: message`, one line per note after it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.loc, self.severity, self.message)?;
+        for note in &self.notes {
+            write!(f, "\n{note}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Where a session's diagnostics go, in the order they were reported.
+#[derive(Clone, Default, Debug)]
+pub struct DiagnosticSink(Arc<Mutex<Vec<Diagnostic>>>);
+
+impl DiagnosticSink {
+    pub fn push(&self, diagnostic: Diagnostic) {
+        self.0.lock().unwrap_or_else(|poison| poison.into_inner()).push(diagnostic);
+    }
+
+    pub fn take(&self) -> Vec<Diagnostic> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|poison| poison.into_inner()))
+    }
+}
 
 /// The text of every buffer diagnostics may point into, by buffer name.
 /// Line starts are indexed on first use, so rendering many diagnostics costs
@@ -16,99 +89,60 @@ pub struct SourceMap {
 
 #[derive(Debug, Clone)]
 struct Source {
-    text: SourceText,
+    text: Arc<str>,
     line_starts: std::cell::OnceCell<Vec<usize>>,
 }
 
-/// A buffer's text followed by one NUL byte: MLIR's lexer reads up to a NUL
-/// terminator, so the parser gets the very bytes kept for diagnostics (one
-/// copy of the input, shared; an owned `String` becomes one without a copy).
-#[derive(Debug, Clone)]
-pub struct SourceText(std::sync::Arc<String>);
-
-impl SourceText {
-    pub fn new(text: &str) -> Self {
-        let mut terminated = String::with_capacity(text.len() + 1);
-        terminated.push_str(text);
-        Self::from(terminated)
-    }
-
-    /// The text without its terminator.
-    pub fn text(&self) -> &str {
-        &self.0[..self.0.len() - 1]
-    }
-}
-
-impl From<String> for SourceText {
-    fn from(mut text: String) -> Self {
-        text.push('\0');
-        SourceText(std::sync::Arc::new(text))
-    }
-}
-
 impl SourceMap {
-    pub fn add(&mut self, name: impl Into<String>, text: &str) {
-        self.add_shared(name, SourceText::new(text));
-    }
-
-    pub fn add_shared(&mut self, name: impl Into<String>, text: SourceText) {
+    pub fn add(&mut self, name: impl Into<String>, text: Arc<str>) {
         self.buffers.insert(name.into(), Source { text, line_starts: Default::default() });
     }
 
     fn line(&self, file: &str, line: u32) -> Option<&str> {
         let source = self.buffers.get(file)?;
-        let text = source.text.text();
+        let text = &source.text;
         let starts = source
             .line_starts
             .get_or_init(|| std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect());
         let start = *starts.get(line.checked_sub(1)? as usize)?;
-        let rest = &text[start..];
-        let text = rest.split('\n').next().unwrap_or("");
+        let text = text[start..].split('\n').next().unwrap_or("");
         Some(text.strip_suffix('\r').unwrap_or(text))
     }
-}
 
-/// Renders one diagnostic and its notes.
-pub fn render(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
-    render_with_range(diagnostic, sources, None)
-}
-
-/// Renders a diagnostic whose caret underlines `range` characters
-/// (`^~~~`), as MLIR does for a located range.
-pub fn render_with_range(diagnostic: &Diagnostic, sources: &SourceMap, range: Option<usize>) -> String {
-    let mut out = String::new();
-    render_one(&mut out, diagnostic, sources, true, range);
-    let mut last = &diagnostic.loc;
-    for note in &diagnostic.notes {
-        render_one(&mut out, note, sources, &note.loc != last, None);
-        last = &note.loc;
+    /// Renders one diagnostic and its notes.
+    pub fn render(&self, diagnostic: &Diagnostic) -> String {
+        let mut out = String::new();
+        self.render_one(&mut out, diagnostic, true);
+        let mut last = &diagnostic.loc;
+        for note in &diagnostic.notes {
+            self.render_one(&mut out, note, &note.loc != last);
+            last = &note.loc;
+        }
+        out
     }
-    out
-}
 
-fn render_one(out: &mut String, diagnostic: &Diagnostic, sources: &SourceMap, show_source: bool, range: Option<usize>) {
-    out.push_str(&format!("{}: {}: {}\n", diagnostic.loc, diagnostic.severity, diagnostic.message));
-    if !show_source {
-        return;
+    /// Renders every diagnostic in order.
+    pub fn render_all(&self, diagnostics: &[Diagnostic]) -> String {
+        diagnostics.iter().map(|d| self.render(d)).collect()
     }
-    if let SourceLoc::File { file, line, col } = &diagnostic.loc {
-        if let Some(text) = sources.line(file, *line) {
-            out.push_str(text);
-            out.push('\n');
-            let indent: String = text
-                .chars()
-                .take(col.saturating_sub(1) as usize)
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
-            out.push_str(&indent);
-            out.push('^');
-            out.push_str(&"~".repeat(range.unwrap_or(1).saturating_sub(1)));
-            out.push('\n');
+
+    fn render_one(&self, out: &mut String, diagnostic: &Diagnostic, show_source: bool) {
+        out.push_str(&format!("{}: {}: {}\n", diagnostic.loc, diagnostic.severity, diagnostic.message));
+        if !show_source {
+            return;
+        }
+        if let SourceLoc::File { file, line, col } = &diagnostic.loc {
+            if let Some(text) = self.line(file, *line) {
+                out.push_str(text);
+                out.push('\n');
+                let indent: String = text
+                    .chars()
+                    .take(col.saturating_sub(1) as usize)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
+                out.push_str(&indent);
+                out.push_str("^\n");
+            }
         }
     }
-}
-
-/// Renders every diagnostic in order.
-pub fn render_all(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
-    diagnostics.iter().map(|d| render(d, sources)).collect()
 }

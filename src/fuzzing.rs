@@ -9,59 +9,65 @@
 
 use crate::{
     generator::{self, Config, Rng},
-    passes::framework::{split_option_pairs, PassOptions},
-    pipeline::grammar,
     Session, SessionConfig,
 };
 use std::cell::RefCell;
 
-/// The pipeline parser: every input parses or fails with a printable error;
-/// what parses prints back to text that parses to the same tree.
-pub fn pipeline_grammar(data: &[u8]) {
+/// MLIR's pipeline parser with the Rust passes in its registry: every text
+/// builds or fails with a printable error, and what builds prints back to
+/// a pipeline that builds to the same text.
+pub fn pipeline(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    match grammar::parse(text) {
-        Ok(ast) => {
-            let printed = ast.to_text();
-            let again = grammar::parse(&printed)
-                .unwrap_or_else(|error| panic!("printed pipeline {printed:?} does not parse: {error}"));
+    with_session(|session| match session.pipeline(text) {
+        Ok(built) => {
+            let printed = built.to_text();
+            let again = session
+                .pipeline(&printed)
+                .unwrap_or_else(|error| panic!("printed pipeline {printed:?} does not build: {error}"));
             assert_eq!(again.to_text(), printed, "printing is not stable");
         }
         Err(error) => {
             let _ = error.to_string();
         }
-    }
+    })
 }
 
-/// The option parser: `split_option_pairs`, and `PassOptions::parse` for
-/// every registered pass, on the same text; errors must print.
+/// The options of every Rust pass and named pipeline, as MLIR parses them
+/// and the passes check them: each text is accepted or fails with a
+/// printable error.
 pub fn pass_options(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Ok(pairs) = split_option_pairs(text) {
-        for (key, _) in &pairs {
-            assert!(!key.is_empty(), "an empty option name from {text:?}");
-        }
-    }
-    for info in crate::passes::all_passes() {
-        match PassOptions::parse(info, text) {
-            Ok(options) => {
-                // Every declared option has a value that prints.
-                for (_, value) in options.iter() {
-                    let _ = value.to_string();
-                }
-            }
-            Err(error) => {
+    let names = crate::passes::all_passes()
+        .iter()
+        .map(|info| info.argument)
+        .chain(crate::passes::all_pipelines().iter().map(|info| info.argument));
+    with_session(|session| {
+        for name in names {
+            if let Err(error) = session.pipeline(&format!("builtin.module({name}{{{text}}})")) {
                 let _ = error.to_string();
             }
         }
-    }
+    })
 }
 
 thread_local! {
     static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's session (one per thread: a context is
+/// costly to make for every input).
+fn with_session(f: impl FnOnce(&Session)) {
+    SESSION.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let session = slot.get_or_insert_with(|| {
+            Session::with_config(SessionConfig { threading: false, ..SessionConfig::default() })
+        });
+        f(session)
+    })
 }
 
 /// The pipelines the driver target runs, picked by the input.
@@ -96,11 +102,7 @@ pub fn driver(data: &[u8]) {
 /// Parses and runs `text` through `pipeline`, panicking only on an internal
 /// error of a pass.
 pub fn run_text(text: &str, pipeline: &str) {
-    SESSION.with(|slot| {
-        let mut slot = slot.borrow_mut();
-        let session = slot.get_or_insert_with(|| {
-            Session::with_config(SessionConfig { threading: false, ..SessionConfig::default() })
-        });
+    with_session(|session| {
         let _ = session.take_diagnostics();
         let Ok(mut program) = session.parse(text, "fuzz.mlir") else {
             return;

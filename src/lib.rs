@@ -1,8 +1,9 @@
 //! cclir: collective-communication passes on MLIR, as a library.
 //!
-//! The path of one program: read -> parse (MLIR's parser, with the `ccl`
-//! dialect loaded from IRDL) -> verify -> build a pipeline (Rust passes and
-//! upstream passes in one MLIR PassManager) -> run -> print.
+//! The path of one program: read -> parse (MLIR's parser, with the ODS
+//! `ccl` dialect) -> verify -> build a pipeline (MLIR's pipeline parser;
+//! the Rust passes are in MLIR's registry) -> run -> print. `ccl-opt` is
+//! MLIR's `MlirOptMain` over the same registry (`mlir::tools`).
 //!
 //! ```no_run
 //! let session = cclir::Session::new();
@@ -15,25 +16,25 @@
 
 pub mod diagnostics;
 pub mod dialect;
-pub mod driver;
-pub mod generator;
-pub mod ffi;
 pub mod fuzzing;
+pub mod generator;
+pub mod input;
+pub mod mlir;
+pub mod output;
 pub mod panic;
 pub mod pipeline;
-pub mod registry;
-pub mod source;
+pub mod statistics;
+pub mod suggest;
 
 pub use cclir_passes as passes;
 pub use diagnostics::{Diagnostic, Severity, SourceLoc};
-pub use pipeline::{BuiltPipeline, PipelineError, PipelineSpec};
+pub use mlir::ir::PrintOptions;
+pub use pipeline::PipelineSpec;
+pub use statistics::{Display, PassStatistics};
 
-use diagnostics::{DiagnosticSink, SourceMap, SourceText};
-use melior::{
-    ir::{operation::OperationLike, Operation},
-    Context,
-};
-use std::{cell::RefCell, path::Path};
+use diagnostics::{DiagnosticSink, SourceMap};
+use melior::{ir::Operation, pass::PassManager, Context};
+use std::{cell::RefCell, path::Path, sync::Arc};
 
 /// Everything that can go wrong, with MLIR's diagnostics as values.
 #[derive(Debug, thiserror::Error)]
@@ -42,8 +43,10 @@ pub enum Error {
     Read { path: String, message: String },
     #[error("failed to parse '{buffer}'")]
     Parse { buffer: String, diagnostics: Vec<Diagnostic> },
-    #[error(transparent)]
-    Pipeline(#[from] PipelineError),
+    /// MLIR's pipeline parser rejected the pipeline (its message), with the
+    /// registered name nearest to an unknown one.
+    #[error("{message}{}", suggestion.as_ref().map(|s| format!("\ndid you mean '{s}'?")).unwrap_or_default())]
+    Pipeline { message: String, suggestion: Option<String> },
     #[error("pass pipeline failed")]
     Pass { diagnostics: Vec<Diagnostic> },
 }
@@ -64,15 +67,20 @@ pub struct SessionConfig {
     pub threading: bool,
     pub allow_unregistered_dialects: bool,
     pub verify_each: bool,
+    /// The deepest bracket nesting `parse` accepts: MLIR's parser recurses
+    /// per level on the caller's stack. The default fits Rust's 8 MiB main
+    /// thread; a thread with a bigger stack can raise it.
+    pub max_nesting: usize,
 }
 
 impl Default for SessionConfig {
     fn default() -> Self {
-        Self { threading: true, allow_unregistered_dialects: false, verify_each: true }
+        Self { threading: true, allow_unregistered_dialects: false, verify_each: true, max_nesting: 2_000 }
     }
 }
 
-/// An MLIR context with the `ccl` dialect, and the diagnostics it collects.
+/// An MLIR context with every upstream dialect and ccl, and the
+/// diagnostics it collects.
 pub struct Session {
     context: Context,
     sink: DiagnosticSink,
@@ -83,6 +91,12 @@ pub struct Session {
 /// A parsed (and verified) top-level operation.
 pub struct Program<'c> {
     op: Operation<'c>,
+}
+
+/// A pass manager ready to run, and the Rust passes in it.
+pub struct BuiltPipeline<'c> {
+    manager: PassManager<'c>,
+    passes: Vec<mlir::ir::BuiltPass>,
 }
 
 impl Default for Session {
@@ -97,11 +111,10 @@ impl Session {
     }
 
     pub fn with_config(config: SessionConfig) -> Self {
-        panic::install_quiet_hook();
-        ffi::register_upstream_passes_once();
+        mlir::bridge::register_all_passes();
         let context = dialect::create_context(config.threading, config.allow_unregistered_dialects);
         let sink = DiagnosticSink::default();
-        ffi::attach_diagnostic_sink(&context, sink.clone());
+        mlir::ir::attach_diagnostic_sink(&context, sink.clone());
         Session { context, sink, sources: RefCell::new(SourceMap::default()), config }
     }
 
@@ -109,54 +122,27 @@ impl Session {
         &self.context
     }
 
-    pub fn sink(&self) -> &DiagnosticSink {
-        &self.sink
-    }
-
-    /// Remembers `text` as the contents of `buffer`, so rendered diagnostics
-    /// can show source lines.
-    pub fn add_source(&self, buffer: &str, text: &str) {
-        self.sources.borrow_mut().add(buffer, text);
-    }
-
-    /// Parses and verifies `source`; locations name `buffer`. A buffer that
-    /// is not one `builtin.module` is wrapped in an implicit module.
+    /// Parses and verifies `source` as mlir-opt reads a file; locations
+    /// name `buffer`.
     pub fn parse(&self, source: &str, buffer: &str) -> Result<Program<'_>, Error> {
-        self.parse_shared(SourceText::new(source), buffer)
-    }
-
-    /// `parse` for a buffer the caller already holds as a `SourceText`: the
-    /// session keeps that very text for diagnostics, without a copy.
-    pub fn parse_shared(&self, shared: SourceText, buffer: &str) -> Result<Program<'_>, Error> {
-        self.sources.borrow_mut().add_shared(buffer, shared.clone());
-        let source = shared.text();
-        let explicit = source::starts_with_module(source);
-        let parsed = if explicit {
-            ffi::parse_operation(&self.context, &shared, buffer)
-        } else {
-            ffi::parse_operation(&self.context, &source::wrap(source), buffer)
-        };
-        let mut diagnostics = self.sink.take();
-        if !explicit {
-            diagnostics.iter_mut().for_each(|d| source::unshift(d, buffer));
+        let text: Arc<str> = Arc::from(source);
+        self.sources.borrow_mut().add(buffer, text.clone());
+        if let Err(deep) = input::check_nesting(source.as_bytes(), self.config.max_nesting) {
+            return Err(Error::Parse {
+                buffer: buffer.to_string(),
+                diagnostics: vec![Diagnostic {
+                    severity: Severity::Error,
+                    loc: SourceLoc::File { file: buffer.to_string(), line: deep.line as u32, col: deep.col as u32 },
+                    message: format!("nesting deeper than {} levels (SessionConfig::max_nesting)", deep.limit),
+                    notes: Vec::new(),
+                }],
+            });
         }
-        if parsed.is_none() && !explicit {
-            // The implicit module's braces can change what a syntax error
-            // looks like (an unclosed body); the unwrapped parse tells the
-            // real error unless its only complaint is the missing module.
-            let unwrapped = ffi::parse_operation(&self.context, &shared, buffer);
-            let plain = self.sink.take();
-            let only_wrapping = plain.len() == 1 && plain[0].message.starts_with("source must contain a single top-level operation");
-            if unwrapped.is_none() && !plain.is_empty() && !only_wrapping {
-                diagnostics = plain;
-            }
-        }
+        let parsed = mlir::ir::parse_for_tool(&self.context, &text, buffer);
+        let diagnostics = self.sink.take();
         match parsed {
             Some(op) if !diagnostics.iter().any(|d| d.severity == Severity::Error) => {
-                if !explicit {
-                    source::restore_locations(&self.context, &op, source, buffer);
-                }
-                // Warnings and remarks stay for the caller to collect.
+                // Warnings and remarks stay for `take_diagnostics`.
                 diagnostics.into_iter().for_each(|d| self.sink.push(d));
                 Ok(Program { op })
             }
@@ -168,27 +154,33 @@ impl Session {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
             path: path.display().to_string(),
-            message: driver::io_message(&error),
+            message: output::io_message(&error),
         })?;
-        self.parse_shared(SourceText::from(text), &path.display().to_string())
+        self.parse(&text, &path.display().to_string())
     }
 
-    /// Builds a textual pipeline (`builtin.module(...)`).
+    /// Builds a textual pipeline (`builtin.module(...)`) with MLIR's parser.
     pub fn pipeline(&self, text: &str) -> Result<BuiltPipeline<'_>, Error> {
-        self.build(&PipelineSpec::parse(text).map_err(PipelineError::from)?)
+        let (manager, passes) = mlir::ir::build_pass_manager(&self.context, text).map_err(|message| {
+            let suggestion = unknown_pass(&message).and_then(|unknown| {
+                let names = mlir::ir::registered_pass_names();
+                suggest::nearest(unknown, names.iter().map(String::as_str)).map(str::to_string)
+            });
+            Error::Pipeline { message, suggestion }
+        })?;
+        mlir::ir::enable_verifier(&manager, self.config.verify_each);
+        Ok(BuiltPipeline { manager, passes })
     }
 
     pub fn build(&self, spec: &PipelineSpec) -> Result<BuiltPipeline<'_>, Error> {
-        let built = pipeline::build(&self.context, spec.ast(), registry::Registry::global(), &self.sink)?;
-        built.set_verify_each(self.config.verify_each);
-        Ok(built)
+        self.pipeline(&spec.to_text())
     }
 
     /// Runs `pipeline` on `program`; on failure the error carries every
     /// diagnostic the run reported.
     pub fn run(&self, pipeline: &BuiltPipeline<'_>, program: &mut Program<'_>) -> Result<(), Error> {
-        let ok = ffi::run_pass_manager(&pipeline.manager, program.op.as_operation_ref());
-        if ok && !self.sink.has_errors() {
+        let ok = mlir::ir::run_pass_manager(&pipeline.manager, mlir::ir::as_ref(&program.op));
+        if ok {
             Ok(())
         } else {
             Err(Error::Pass { diagnostics: self.sink.take() })
@@ -200,14 +192,44 @@ impl Session {
         self.sink.take()
     }
 
-    /// Renders one diagnostic whose caret underlines `range` characters.
-    pub fn render_with_range(&self, diagnostic: &Diagnostic, range: Option<usize>) -> String {
-        diagnostics::render_with_range(diagnostic, &self.sources.borrow(), range)
-    }
-
     /// Renders diagnostics as mlir-opt prints them, source lines included.
     pub fn render(&self, diagnostics: &[Diagnostic]) -> String {
-        diagnostics::render_all(diagnostics, &self.sources.borrow())
+        self.sources.borrow().render_all(diagnostics)
+    }
+}
+
+/// The name in MLIR's "'x' does not refer to a registered pass" message.
+fn unknown_pass(message: &str) -> Option<&str> {
+    let end = message.find("' does not refer to a registered pass")?;
+    let start = message[..end].rfind('\'')? + 1;
+    Some(&message[start..end])
+}
+
+impl BuiltPipeline<'_> {
+    /// The pipeline as MLIR prints it (`--dump-pass-pipeline`'s text).
+    pub fn to_text(&self) -> String {
+        mlir::ir::pipeline_text(&self.manager)
+    }
+
+    /// What each Rust pass of the pipeline counted so far.
+    pub fn statistics(&self) -> Vec<PassStatistics> {
+        let arguments: Vec<&str> = self.passes.iter().map(|p| p.argument.as_str()).collect();
+        let nesting = statistics::nesting_of(&self.to_text(), &arguments);
+        self.passes
+            .iter()
+            .zip(nesting)
+            .map(|(pass, nesting)| PassStatistics {
+                argument: pass.argument.clone(),
+                name: pass.name.clone(),
+                nesting,
+                counters: pass.counters.clone(),
+            })
+            .collect()
+    }
+
+    /// The statistics as `--mlir-pass-statistics` prints them.
+    pub fn statistics_report(&self, display: Display) -> String {
+        statistics::report(&self.statistics(), display)
     }
 }
 
@@ -219,22 +241,12 @@ impl<'c> Program<'c> {
     /// The program in MLIR's textual form, as mlir-opt prints it.
     pub fn to_text(&self) -> String {
         let mut out = Vec::new();
-        self.write(&mut out, ffi::PrintOptions::default()).expect("writing to memory");
+        self.write(&mut out, PrintOptions::default()).expect("writing to memory");
         String::from_utf8_lossy(&out).into_owned()
     }
 
-    pub fn write(&self, writer: &mut dyn std::io::Write, options: ffi::PrintOptions) -> std::io::Result<()> {
-        ffi::print_operation(self.op.as_operation_ref(), options, writer)?;
+    pub fn write(&self, writer: &mut dyn std::io::Write, options: PrintOptions) -> std::io::Result<()> {
+        mlir::ir::print_operation(mlir::ir::as_ref(&self.op), options, writer)?;
         writer.write_all(b"\n")
-    }
-}
-
-trait AsOperationRef<'c> {
-    fn as_operation_ref(&self) -> melior::ir::OperationRef<'c, '_>;
-}
-
-impl<'c> AsOperationRef<'c> for Operation<'c> {
-    fn as_operation_ref(&self) -> melior::ir::OperationRef<'c, '_> {
-        unsafe { melior::ir::OperationRef::from_raw(self.to_raw()) }
     }
 }

@@ -32,10 +32,10 @@ fn random_inputs(seed: u64, count: usize, alphabet: &[u8]) -> Vec<Vec<u8>> {
 }
 
 #[test]
-fn pipeline_grammar_inputs() {
-    assert!(replay("pipeline_grammar", fuzzing::pipeline_grammar) > 0);
+fn pipeline_inputs() {
+    assert!(replay("pipeline", fuzzing::pipeline) > 0);
     for input in random_inputs(1, 2000, b"builtin.module(func{}=, )cse-\"' \xc3\xa9") {
-        fuzzing::pipeline_grammar(&input);
+        fuzzing::pipeline(&input);
     }
 }
 

@@ -10,6 +10,8 @@
 
 use crate::names::{self, FunctionKind, Interned, Name};
 use melior::ir::{
+    attribute::IntegerAttribute,
+    r#type::IntegerType,
     attribute::{AttributeLike, FlatSymbolRefAttribute, StringAttribute},
     block::BlockLike,
     operation::{OperationBuilder, OperationLike},
@@ -173,6 +175,12 @@ pub fn defining_op<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>>
 /// must outlive the map).
 pub fn op_key(op: OperationRef<'_, '_>) -> usize {
     op.to_raw().ptr as usize
+}
+
+/// The op at an address `op_key` gave, within the same pass run (the op
+/// must be alive: it is how a task on another thread gets its function).
+pub fn op_at<'c, 'a>(key: usize) -> OperationRef<'c, 'a> {
+    unsafe { OperationRef::from_raw(mlir_sys::MlirOperation { ptr: key as *mut std::ffi::c_void }) }
 }
 
 pub fn value_key(value: Value<'_, '_>) -> usize {
@@ -505,8 +513,7 @@ impl<'c> OpBuilder<'c> {
     }
 
     fn context(&self) -> &'c melior::Context {
-        // The location's context outlives every op built in it.
-        unsafe { self.location.context().to_ref() }
+        context_at(unsafe { mlir_sys::mlirLocationGetContext(self.location.to_raw()) })
     }
 
     fn attribute(&mut self, name: &str, attribute: Attribute<'c>) {
@@ -533,5 +540,215 @@ impl<'c> OpBuilder<'c> {
     /// so MLIR's creation cannot fail on them.
     pub fn build(self) -> Operation<'c> {
         self.builder.expect("builder present").build().expect("a ccl op built from its definition")
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Integers, constants and rewriting
+// ---------------------------------------------------------------------------
+
+/// The bit width of an integer or index type (index counts as 64), or `None`
+/// for any other type.
+pub fn int_width(ty: Type<'_>) -> Option<u32> {
+    if ty.is_index() {
+        Some(64)
+    } else if ty.is_integer() {
+        IntegerType::try_from(ty).ok().map(|int| int.width())
+    } else {
+        None
+    }
+}
+
+/// The value of an integer attribute of an integer or index type, read as a
+/// signed number. Widths up to 64 go through MLIR's accessor; wider ones
+/// (i128) through the attribute's decimal text, which MLIR prints exactly.
+pub fn int_attribute_value(attribute: Attribute<'_>) -> Option<i128> {
+    if !attribute.is_integer() {
+        return None;
+    }
+    let width = int_width(attribute.r#type())?;
+    if width <= 64 {
+        return IntegerAttribute::try_from(attribute).ok().map(|int| int.signed_value() as i128);
+    }
+    let text = attribute.to_string();
+    text.split(" : ").next()?.trim().parse::<i128>().ok()
+}
+
+/// The value of `value` if an `arith.constant` of integer or index type
+/// defines it.
+pub fn constant_int(names: &Interned, value: Value<'_, '_>) -> Option<i128> {
+    let owner = crate::ir::defining_op(value)?;
+    if Name::of(owner) != names.arith_constant {
+        return None;
+    }
+    int_width(value.r#type())?;
+    int_attribute_value(owner.attribute("value").ok()?)
+}
+
+/// An integer attribute `value : ty`, for any integer width or index.
+pub fn int_attribute<'c>(ty: Type<'c>, value: i128) -> Attribute<'c> {
+    if let Ok(narrow) = i64::try_from(value) {
+        return IntegerAttribute::new(ty, narrow).into();
+    }
+    let text = format!("{value} : {ty}");
+    unsafe {
+        Attribute::from_option_raw(mlir_sys::mlirAttributeParseGet(
+            mlir_sys::mlirTypeGetContext(ty.to_raw()),
+            mlir_sys::MlirStringRef { data: text.as_ptr() as *const _, length: text.len() },
+        ))
+    }
+    .expect("an integer literal of an integer type parses")
+}
+
+/// Inserts `op` right before `anchor`.
+pub fn insert_before<'c, 'a>(anchor: OperationRef<'c, 'a>, op: Operation<'c>) -> OperationRef<'c, 'a> {
+    let block = anchor.block().expect("the anchor op is in a block");
+    block.insert_operation_before(anchor, op)
+}
+
+/// The first result of `op`.
+pub fn first_result<'c, 'a>(op: OperationRef<'c, 'a>) -> Value<'c, 'a> {
+    op.result(0).expect("the op has a result").into()
+}
+
+/// Replaces every use of `old` with `new`.
+pub fn replace_all_uses(old: Value<'_, '_>, new: Value<'_, '_>) {
+    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) }
+}
+
+/// Erases `op` (it must have no uses left). The reference must not be used
+/// afterwards.
+pub fn erase(op: OperationRef<'_, '_>) {
+    unsafe {
+        // Detach first: the C API destroys ops the caller owns.
+        mlir_sys::mlirOperationRemoveFromParent(op.to_raw());
+        mlir_sys::mlirOperationDestroy(op.to_raw());
+    }
+}
+
+/// Whether `first` properly dominates `later` by structure alone: `later` is
+/// in `first`'s block, or nested in an op of that block, after `first`.
+/// Anything else (other blocks of a CFG region, sibling branches) is "no":
+/// the pass only relies on this to merge, so "no" is always safe.
+pub fn dominates_structurally<'c, 'a>(first: OperationRef<'c, 'a>, later: OperationRef<'c, 'a>) -> bool {
+    let Some(block) = first.block() else { return false };
+    let mut current = later;
+    loop {
+        match current.block() {
+            Some(b) if b == block => {
+                return current != first && first.is_before_in_block(current);
+            }
+            _ => match current.parent_operation() {
+                Some(parent) => current = parent,
+                None => return false,
+            },
+        }
+    }
+}
+
+/// Sets (or replaces) the attribute `name` of `op`.
+pub fn set_attribute<'c>(op: OperationRef<'c, '_>, name: &str, attribute: Attribute<'c>) {
+    unsafe {
+        mlir_sys::mlirOperationSetAttributeByName(
+            op.to_raw(),
+            mlir_sys::MlirStringRef { data: name.as_ptr() as *const _, length: name.len() },
+            attribute.to_raw(),
+        )
+    }
+}
+
+/// The signless integer type of `width` bits, in the context of `like`.
+pub fn int_type<'c>(like: Type<'c>, width: u32) -> Type<'c> {
+    unsafe { Type::from_raw(mlir_sys::mlirIntegerTypeGet(mlir_sys::mlirTypeGetContext(like.to_raw()), width)) }
+}
+
+/// The context `op` lives in, as the `&Context` melior's builders take.
+pub fn context_of<'c>(op: OperationRef<'c, '_>) -> &'c melior::Context {
+    context_at(unsafe { mlir_sys::mlirOperationGetContext(op.to_raw()) })
+}
+
+/// The context of `ty`.
+pub fn context<'c>(ty: Type<'c>) -> &'c melior::Context {
+    context_at(unsafe { mlir_sys::mlirTypeGetContext(ty.to_raw()) })
+}
+
+/// A `&Context` for a raw context. melior hands out contexts only by value
+/// (`ContextRef`) or behind the owner's borrow, so each raw context gets one
+/// `Context` value that is never dropped (dropping would destroy the MLIR
+/// context), made on first sight and kept for the process: a pointer's
+/// worth per context ever used. A reused address names the new context,
+/// which is all the value holds.
+fn context_at<'c>(raw: mlir_sys::MlirContext) -> &'c melior::Context {
+    use std::{collections::HashMap, sync::Mutex};
+    // A `ContextRef` (which never destroys its context) kept for the
+    // process; melior's `to_ref` views it as a `Context`.
+    // Keyed and held by address: the values are only read back here.
+    static CONTEXTS: Mutex<Option<HashMap<usize, usize>>> = Mutex::new(None);
+    let mut known = CONTEXTS.lock().unwrap_or_else(|poison| poison.into_inner());
+    let address = *known.get_or_insert_with(HashMap::new).entry(raw.ptr as usize).or_insert_with(|| {
+        let kept: &'static melior::ContextRef<'static> = Box::leak(Box::new(unsafe { melior::ContextRef::from_raw(raw) }));
+        kept as *const melior::ContextRef<'static> as usize
+    });
+    unsafe { (*(address as *const melior::ContextRef<'c>)).to_ref() }
+}
+
+/// Sets the i64 attribute `name` of `op` to `value`.
+pub fn set_i64_attr(op: OperationRef<'_, '_>, name: &str, value: i64) {
+    let ty = IntegerType::new(context_of(op), 64).into();
+    set_attribute(op, name, IntegerAttribute::new(ty, value).into());
+}
+
+/// Where a location points in the source (file, line, column), through
+/// name, call-site and fused locations; the empty file for none. Orders
+/// diagnostics by source position.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SourcePosition {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+pub fn source_position(location: Location<'_>) -> SourcePosition {
+    unsafe { position_of(location.to_raw()) }.unwrap_or_default()
+}
+
+unsafe fn position_of(loc: mlir_sys::MlirLocation) -> Option<SourcePosition> {
+    use mlir_sys::*;
+    if loc.ptr.is_null() {
+        return None;
+    }
+    if mlirLocationIsAFileLineColRange(loc) {
+        let name = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+        return Some(SourcePosition {
+            file: String::from_utf8_lossy(bytes_of(name)).into_owned(),
+            line: mlirLocationFileLineColRangeGetStartLine(loc).max(0) as u32,
+            col: mlirLocationFileLineColRangeGetStartColumn(loc).max(0) as u32,
+        });
+    }
+    if mlirLocationIsAName(loc) {
+        return position_of(mlirLocationNameGetChildLoc(loc));
+    }
+    if mlirLocationIsACallSite(loc) {
+        return position_of(mlirLocationCallSiteGetCaller(loc));
+    }
+    if mlirLocationIsAFused(loc) {
+        let count = mlirLocationFusedGetNumLocations(loc);
+        let mut locations = vec![MlirLocation { ptr: std::ptr::null() }; count as usize];
+        mlirLocationFusedGetLocations(loc, locations.as_mut_ptr());
+        return locations.into_iter().find_map(|inner| position_of(inner));
+    }
+    None
+}
+
+/// The bytes of an `MlirStringRef`, read by pointer and length (melior's
+/// `StringRef::as_str` indexes `len - 1` and panics on an empty string).
+///
+/// # Safety
+/// `text` must point at `length` readable bytes (or be empty).
+pub unsafe fn bytes_of<'s>(text: mlir_sys::MlirStringRef) -> &'s [u8] {
+    if text.data.is_null() || text.length == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(text.data as *const u8, text.length)
     }
 }

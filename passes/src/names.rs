@@ -2,6 +2,7 @@
 //! the classifications every pass shares, and the same names interned in a
 //! context ([`Interned`]) for the passes' per-op tests.
 
+use crate::ods::OpKind;
 use melior::ir::OperationRef;
 use mlir_sys::{
     mlirAttributeParseGet, mlirContextGetOrLoadDialect, mlirIdentifierGet, mlirIdentifierStr, mlirOperationGetContext,
@@ -9,25 +10,25 @@ use mlir_sys::{
 };
 use std::ffi::c_void;
 
-pub const TILE_STORE: &str = "ccl.tile_store";
-pub const TENSOR_WRITE: &str = "ccl.tensor_write";
-pub const GET: &str = "ccl.get";
-pub const REMOTE_STORE: &str = "ccl.remote_store";
-pub const PUT: &str = "ccl.put";
-pub const REMOTE_LOAD: &str = "ccl.remote_load";
-pub const TILE_LOAD: &str = "ccl.tile_load";
-pub const READ: &str = "ccl.read";
-pub const NOTIFY: &str = "ccl.notify";
-pub const WAIT: &str = "ccl.wait";
-pub const FENCE: &str = "ccl.fence";
-pub const CACHE_INVALID: &str = "ccl.cacheinvalid";
-pub const SUBMIT: &str = "ccl.submit";
-pub const ALL_TO_ALL_V: &str = "ccl.all_to_all_v";
-pub const ALL_REDUCE: &str = "ccl.all_reduce";
-pub const BARRIER: &str = "ccl.barrier";
-pub const CAL_ALL_TO_ALL_V_BLOCKS: &str = "ccl.cal_all_to_all_v_blocks";
-pub const COMM_SIZE: &str = "ccl.comm_size";
-pub const RANK: &str = "ccl.rank";
+pub const TILE_STORE: &str = OpKind::TileStore.name();
+pub const TENSOR_WRITE: &str = OpKind::TensorWrite.name();
+pub const GET: &str = OpKind::Get.name();
+pub const REMOTE_STORE: &str = OpKind::RemoteStore.name();
+pub const PUT: &str = OpKind::Put.name();
+pub const REMOTE_LOAD: &str = OpKind::RemoteLoad.name();
+pub const TILE_LOAD: &str = OpKind::TileLoad.name();
+pub const READ: &str = OpKind::Read.name();
+pub const NOTIFY: &str = OpKind::Notify.name();
+pub const WAIT: &str = OpKind::Wait.name();
+pub const FENCE: &str = OpKind::Fence.name();
+pub const CACHE_INVALID: &str = OpKind::CacheInvalid.name();
+pub const SUBMIT: &str = OpKind::Submit.name();
+pub const ALL_TO_ALL_V: &str = OpKind::AllToAllV.name();
+pub const ALL_REDUCE: &str = OpKind::AllReduce.name();
+pub const BARRIER: &str = OpKind::Barrier.name();
+pub const CAL_ALL_TO_ALL_V_BLOCKS: &str = OpKind::CalAllToAllVBlocks.name();
+pub const COMM_SIZE: &str = OpKind::CommSize.name();
+pub const RANK: &str = OpKind::Rank.name();
 
 pub const FUNC: &str = "func.func";
 pub const ARITH_CONSTANT: &str = "arith.constant";
@@ -100,7 +101,7 @@ fn is_side_effect_free_bytes(name: &[u8]) -> bool {
         || name.starts_with(b"index.")
         || name.starts_with(b"math.")
         || is_terminator_bytes(name)
-        || [CAL_ALL_TO_ALL_V_BLOCKS, COMM_SIZE, RANK].iter().any(|pure| pure.as_bytes() == name)
+        || OpKind::ALL.iter().any(|kind| kind.is_pure() && kind.name().as_bytes() == name)
 }
 
 fn is_terminator_bytes(name: &[u8]) -> bool {
@@ -167,6 +168,8 @@ pub struct Interned {
     pub all_reduce: Name,
     pub barrier: Name,
     pub cal_all_to_all_v_blocks: Name,
+    /// Every ccl op, by `OpKind` index.
+    ccl: [Name; OpKind::ALL.len()],
     pub arith_constant: Name,
     pub scf_for: Name,
     pub scf_while: Name,
@@ -186,7 +189,11 @@ unsafe impl Send for Interned {}
 unsafe impl Sync for Interned {}
 
 impl Interned {
-    pub fn new(context: MlirContext) -> Self {
+    pub fn new(context: &melior::Context) -> Self {
+        Self::of_raw(context.to_raw())
+    }
+
+    fn of_raw(context: MlirContext) -> Self {
         let name = |text: &str| Name::get(context, text);
         Self {
             context: context.ptr,
@@ -207,6 +214,7 @@ impl Interned {
             all_reduce: name(ALL_REDUCE),
             barrier: name(BARRIER),
             cal_all_to_all_v_blocks: name(CAL_ALL_TO_ALL_V_BLOCKS),
+            ccl: OpKind::ALL.map(|kind| name(kind.name())),
             arith_constant: name(ARITH_CONSTANT),
             scf_for: name(SCF_FOR),
             scf_while: name(SCF_WHILE),
@@ -224,9 +232,14 @@ impl Interned {
     pub fn cached<'s>(slot: &'s mut Option<Interned>, op: OperationRef<'_, '_>) -> &'s Interned {
         let context = unsafe { mlirOperationGetContext(op.to_raw()) };
         if slot.as_ref().is_none_or(|names| !std::ptr::eq(names.context, context.ptr)) {
-            *slot = Some(Interned::new(context));
+            *slot = Some(Interned::of_raw(context));
         }
         slot.as_ref().expect("just filled")
+    }
+
+    /// The ccl op kind of `name`, if it names a ccl op.
+    pub fn kind(&self, name: Name) -> Option<OpKind> {
+        self.ccl.iter().position(|known| *known == name).map(|index| OpKind::ALL[index])
     }
 
     /// `scf.for`, `scf.while`, `scf.parallel` or `scf.forall`.

@@ -30,7 +30,7 @@ pub fn function<'c, 'a>(module: &'a Module<'c>, name: &str) -> OperationRef<'c, 
 
 /// The interned names of `module`'s context.
 pub fn interned(module: &Module<'_>) -> Interned {
-    Interned::new(unsafe { mlir_sys::mlirOperationGetContext(module.as_operation().to_raw()) })
+    Interned::new(crate::ir::context_of(module.as_operation()))
 }
 
 /// What one run of step `step` of `info` (default options) on `op`

@@ -1,8 +1,8 @@
 //! The `ccl` dialect: defined in ODS (`Ccl.td`), compiled to C++ by
 //! build.rs and linked into every cclir binary. This module puts it into the
-//! contexts and registries the tools make.
+//! contexts the library makes.
 
-use melior::{dialect::DialectRegistry, utility::register_all_dialects, Context};
+use melior::Context;
 
 /// The dialect's definition in the repository (`mlir-tblgen` input).
 pub const ODS_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/dialect/Ccl.td");
@@ -15,23 +15,10 @@ pub const PLUGIN_PATH: &str = env!("CCLIR_DIALECT_PLUGIN");
 /// (docs/dialect/ccl.md is kept equal to it).
 pub const GENERATED_REFERENCE: &str = include_str!(env!("CCLIR_DIALECT_DOC"));
 
-/// Adds the ccl dialect to `registry`.
-pub fn register(registry: &DialectRegistry) {
-    crate::ffi::ccl_dialect_handle().insert_dialect(registry);
-}
-
-/// A registry with every upstream dialect and the ccl dialect.
-pub fn registry() -> DialectRegistry {
-    let registry = DialectRegistry::new();
-    register_all_dialects(&registry);
-    register(&registry);
-    registry
-}
-
 /// A context with every upstream dialect and the ccl dialect registered
 /// (loaded lazily, as the parser meets them).
 pub fn create_context(threading: bool, allow_unregistered: bool) -> Context {
-    let context = Context::new_with_registry(&registry(), threading);
+    let context = Context::new_with_registry(&crate::mlir::ir::registry(), threading);
     context.set_allow_unregistered_dialects(allow_unregistered);
     context
 }

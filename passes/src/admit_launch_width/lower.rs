@@ -20,15 +20,12 @@
 //! P); a constant P was checked by the folder, a dynamic one (`ccl.comm_size`)
 //! is a rank count.
 
-use super::{formula, ir, CalSite};
-use melior::ir::{
-    operation::{OperationBuilder, OperationLike},
-    r#type::TypeLike,
-    Location, OperationRef, Type, Value, ValueLike,
+use super::{formula, CalSite};
+use crate::ir;
+use melior::{
+    dialect::arith::{self, CmpiPredicate},
+    ir::{operation::OperationLike, r#type::TypeLike, Location, Operation, OperationRef, Type, Value, ValueLike},
 };
-
-/// `arith.cmpi` predicate `slt`.
-const CMPI_SLT: i64 = 2;
 
 /// The algebra whose operations insert `arith` ops before `anchor`.
 struct Emit<'c, 'a> {
@@ -37,9 +34,8 @@ struct Emit<'c, 'a> {
 }
 
 impl<'c, 'a> Emit<'c, 'a> {
-    fn op(&self, name: &str, operands: &[Value<'c, 'a>], result: Type<'c>) -> Value<'c, 'a> {
-        let builder = OperationBuilder::new(name, self.location).add_operands(operands).add_results(&[result]);
-        ir::first_result(ir::insert_before(self.anchor, builder))
+    fn insert(&self, op: Operation<'c>) -> Value<'c, 'a> {
+        ir::first_result(ir::insert_before(self.anchor, op))
     }
 
     /// `value` as type `to` (signed: sign extension).
@@ -48,14 +44,13 @@ impl<'c, 'a> Emit<'c, 'a> {
         if from == to {
             return value;
         }
-        let name = if from.is_index() || to.is_index() {
-            "arith.index_cast"
+        self.insert(if from.is_index() || to.is_index() {
+            arith::index_cast(value, to, self.location)
         } else if ir::int_width(from) < ir::int_width(to) {
-            "arith.extsi"
+            arith::extsi(value, to, self.location)
         } else {
-            "arith.trunci"
-        };
-        self.op(name, &[value], to)
+            arith::trunci(value, to, self.location)
+        })
     }
 }
 
@@ -64,25 +59,20 @@ impl<'c, 'a> formula::Algebra for Emit<'c, 'a> {
     type Bool = Value<'c, 'a>;
 
     fn less_than(&mut self, a: Self::Int, b: Self::Int) -> Self::Bool {
-        let ty = a.r#type();
-        let i1 = ir::int_type(ty, 1);
-        let builder = OperationBuilder::new("arith.cmpi", self.location)
-            .add_attributes(&[(ir::identifier(ty, "predicate"), ir::i64_attribute(ty, CMPI_SLT))])
-            .add_operands(&[a, b])
-            .add_results(&[i1]);
-        ir::first_result(ir::insert_before(self.anchor, builder))
+        let context = crate::ir::context_of(self.anchor);
+        self.insert(arith::cmpi(context, CmpiPredicate::Slt, a, b, self.location))
     }
 
     fn quotient(&mut self, a: Self::Int, b: Self::Int) -> Self::Int {
-        self.op("arith.divsi", &[a, b], a.r#type())
+        self.insert(arith::divsi(a, b, self.location))
     }
 
     fn product(&mut self, a: Self::Int, b: Self::Int) -> Self::Int {
-        self.op("arith.muli", &[a, b], a.r#type())
+        self.insert(arith::muli(a, b, self.location))
     }
 
     fn select(&mut self, c: Self::Bool, t: Self::Int, f: Self::Int) -> Self::Int {
-        self.op("arith.select", &[c, t, f], t.r#type())
+        self.insert(arith::select(c, t, f, self.location))
     }
 }
 
@@ -95,19 +85,17 @@ fn compute_type<'c>(p: Type<'c>, l: Type<'c>) -> Type<'c> {
     }
 }
 
-/// Lowers every site; returns how many. Each site's scope goes to `changed`.
-pub fn lower<'c, 'a>(sites: &[CalSite<'c, 'a>], changed: &mut Vec<OperationRef<'c, 'a>>) -> u64 {
+/// Lowers every site; returns how many.
+pub fn lower<'c, 'a>(sites: &[CalSite<'c, 'a>]) -> u64 {
     for site in sites {
-        changed.push(site.scope);
-        let op = site.op;
-        let p = op.operand(0).expect("p operand");
-        let l = op.operand(1).expect("l operand");
+        let op = site.cal.operation();
+        let (p, l) = (site.cal.p(), site.cal.l());
         let mut emit = Emit { anchor: op, location: op.location() };
         let ty = compute_type(p.r#type(), l.r#type());
         let (p_wide, l_wide) = (emit.cast(p, ty), emit.cast(l, ty));
         let b_wide = formula::cal_all_to_all_v_blocks_in(&mut emit, p_wide, l_wide);
         let b = emit.cast(b_wide, l.r#type());
-        ir::replace_all_uses(ir::first_result(op), b);
+        ir::replace_all_uses(site.cal.b(), b);
         ir::erase(op);
     }
     sites.len() as u64

@@ -8,28 +8,27 @@
 //! nested under a later op of that block); a duplicate in a sibling branch
 //! of the first is kept, and becomes the first of its own branch.
 
-use super::{ir, CalSite};
-use melior::ir::{operation::OperationLike, OperationRef, ValueLike};
+use super::CalSite;
+use crate::ir;
 use rustc_hash::FxHashMap;
 
 /// Merges duplicates; `sites` keeps the survivors, in order. Returns how
-/// many ops were merged away; the scope of each goes to `changed`.
-pub fn merge<'c, 'a>(sites: &mut Vec<CalSite<'c, 'a>>, changed: &mut Vec<OperationRef<'c, 'a>>) -> u64 {
+/// many ops were merged away.
+pub fn merge<'c, 'a>(sites: &mut Vec<CalSite<'c, 'a>>) -> u64 {
     let mut merged = 0;
     let mut firsts: FxHashMap<(Option<usize>, usize, usize), Vec<usize>> = FxHashMap::default();
     let mut kept: Vec<CalSite<'_, '_>> = Vec::new();
     for site in sites.drain(..) {
-        let op = site.op;
-        let p = op.operand(0).expect("p operand").to_raw().ptr as usize;
-        let l = op.operand(1).expect("l operand").to_raw().ptr as usize;
+        let op = site.cal.operation();
+        let p = crate::ir::value_key(site.cal.p());
+        let l = crate::ir::value_key(site.cal.l());
         let candidates = firsts.entry((site.function.map(crate::ir::op_key), p, l)).or_default();
-        let first = candidates.iter().map(|&index| kept[index].op).find(|&first| ir::dominates_structurally(first, op));
+        let first = candidates.iter().map(|&index| kept[index].cal.operation()).find(|&first| ir::dominates_structurally(first, op));
         match first {
             Some(first) => {
-                ir::replace_all_uses(ir::first_result(op), ir::first_result(first));
+                ir::replace_all_uses(site.cal.b(), ir::first_result(first));
                 ir::erase(op);
                 merged += 1;
-                changed.push(site.scope);
             }
             None => {
                 candidates.push(kept.len());

@@ -19,7 +19,7 @@ pub mod formula;
 pub mod lanes;
 
 mod fold;
-mod ir;
+
 mod lower;
 mod merge;
 mod stamp;
@@ -28,66 +28,51 @@ mod stamp;
 mod tests;
 
 use crate::{
-    framework::{
-        Anchor, CclPass, Diagnostic, OptionSpec, OptionType, PassContext, PassFailed, PassInfo, PassOptions, PassStep,
-        SourceLoc, StatisticSpec,
-    },
+    framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
     ir::{is_in_core, symbol_name, walk_nested, Walk},
     names::{self, Interned, Name},
+    ods::{AllToAllV, CalAllToAllVBlocks, OpKind},
+    pass_options, pass_statistics,
 };
-use melior::ir::{operation::OperationLike, OperationRef};
+use melior::ir::{operation::OperationLike, Location, OperationRef};
 
 pub const ARGUMENT: &str = "ccl-admit-launch-width";
 
-pub const OPT_MAX_BLOCKS: &str = "max-blocks";
-pub const OPT_LOWER_DYNAMIC: &str = "lower-dynamic";
+pass_options! {
+    /// The pass's options.
+    pub struct AdmitOptions {
+        max_blocks: int("max-blocks", "Reject an admitted launch width above N (0, the default, means no limit)", default = 0, min = 0),
+        lower_dynamic: bool("lower-dynamic", "Expand each non-constant ccl.cal_all_to_all_v_blocks into the arith ops computing the same B", default = false),
+    }
+}
 
-static OPTIONS: [OptionSpec; 2] = [
-    OptionSpec {
-        name: OPT_MAX_BLOCKS,
-        help: "Reject an admitted launch width above N (0, the default, means no limit)",
-        ty: OptionType::Int { min: 0 },
-        default: "0",
-    },
-    OptionSpec {
-        name: OPT_LOWER_DYNAMIC,
-        help: "Expand each non-constant ccl.cal_all_to_all_v_blocks into the arith ops computing the same B",
-        ty: OptionType::Bool,
-        default: "false",
-    },
-];
-
-pub const STAT_FOLDED: &str = "ops-folded";
-pub const STAT_MERGED: &str = "ops-merged";
-pub const STAT_LOWERED: &str = "ops-lowered";
-pub const STAT_STAMPED: &str = "launches-stamped";
-
-static STATISTICS: [StatisticSpec; 4] = [
-    StatisticSpec { name: STAT_FOLDED, description: "cal ops folded into a constant" },
-    StatisticSpec { name: STAT_MERGED, description: "duplicate cal ops merged into the first" },
-    StatisticSpec { name: STAT_LOWERED, description: "cal ops lowered to arith" },
-    StatisticSpec { name: STAT_STAMPED, description: "launches stamped with launch_width" },
-];
-
-static STEPS: [PassStep; 1] = [PassStep { name: "CclAdmitLaunchWidth", anchor: Anchor::Module, create }];
+pass_statistics! {
+    /// What one run did.
+    pub struct AdmitStatistics {
+        folded: "ops-folded", "cal ops folded into a constant",
+        merged: "ops-merged", "duplicate cal ops merged into the first",
+        lowered: "ops-lowered", "cal ops lowered to arith",
+        stamped: "launches-stamped", "launches stamped with launch_width",
+    }
+}
 
 pub static INFO: PassInfo = PassInfo {
     argument: ARGUMENT,
+    name: "CclAdmitLaunchWidth",
     summary: "Admit the all_to_all_v launch width B = CalAllToAllVBlocks(P, L) once, at the orchestration entry",
-    description: "Folds constant ccl.cal_all_to_all_v_blocks ops into arith.constant (rejecting P <= 0 and L <= 0), \
-                  stamps launch_width on every ccl.all_to_all_v with a constant width (checking signal_stride and \
-                  max-blocks), rejects the computation inside InCore kernels, merges duplicate computations in a \
-                  function, and with lower-dynamic=true expands the rest into arith ops.",
-    options: &OPTIONS,
-    statistics: &STATISTICS,
-    steps: &STEPS,
+    anchor: Anchor::Module,
+    dependent_dialects: &["arith", "ccl"],
+    options: AdmitOptions::SPECS,
+    statistics: AdmitStatistics::SPECS,
+    create,
 };
 
-fn create(options: &PassOptions) -> Box<dyn CclPass> {
-    let max_blocks = options.int(OPT_MAX_BLOCKS);
+fn create(values: OptionValues<'_>, counters: &Counters) -> Box<dyn CclPass> {
+    let options = AdmitOptions::from_values(values);
     Box::new(AdmitLaunchWidth {
-        max_blocks: (max_blocks > 0).then_some(max_blocks as i128),
-        lower_dynamic: options.bool(OPT_LOWER_DYNAMIC),
+        max_blocks: (options.max_blocks > 0).then_some(options.max_blocks as i128),
+        lower_dynamic: options.lower_dynamic,
+        stats: AdmitStatistics::bind(counters),
         names: None,
     })
 }
@@ -96,6 +81,7 @@ struct AdmitLaunchWidth {
     /// `max-blocks`, when it sets a limit.
     max_blocks: Option<i128>,
     lower_dynamic: bool,
+    stats: AdmitStatistics,
     names: Option<Interned>,
 }
 
@@ -103,24 +89,16 @@ struct AdmitLaunchWidth {
 /// outside any function).
 #[derive(Clone, Copy)]
 struct CalSite<'c, 'a> {
-    op: OperationRef<'c, 'a>,
+    cal: CalAllToAllVBlocks<'c, 'a>,
     function: Option<OperationRef<'c, 'a>>,
-    /// What verify-each must check when this op is rewritten.
-    scope: OperationRef<'c, 'a>,
 }
 
-/// One `ccl.all_to_all_v`, with the scope its stamp changes.
-#[derive(Clone, Copy)]
-struct Launch<'c, 'a> {
-    op: OperationRef<'c, 'a>,
-    scope: OperationRef<'c, 'a>,
-}
 
 /// What the scan found, in pre-order.
 #[derive(Default)]
 struct Scan<'c, 'a> {
     cals: Vec<CalSite<'c, 'a>>,
-    launches: Vec<Launch<'c, 'a>>,
+    launches: Vec<AllToAllV<'c, 'a>>,
 }
 
 impl<'c, 'a> Scan<'c, 'a> {
@@ -143,20 +121,18 @@ impl<'c, 'a> Scan<'c, 'a> {
                 self.walk(op, Some(op), names);
                 return Walk::Skip;
             }
-            if name == names.cal_all_to_all_v_blocks {
-                self.cals.push(CalSite { op, function, scope: scope_of(op, function) });
-            } else if name == names.all_to_all_v {
-                self.launches.push(Launch { op, scope: scope_of(op, function) });
+            match names.kind(name) {
+                Some(OpKind::CalAllToAllVBlocks) => {
+                    if let Some(cal) = CalAllToAllVBlocks::of_kind(op) {
+                        self.cals.push(CalSite { cal, function });
+                    }
+                }
+                Some(OpKind::AllToAllV) => self.launches.extend(AllToAllV::of_kind(op)),
+                _ => {}
             }
             Walk::Advance
         });
     }
-}
-
-/// What verify-each checks after `op` is rewritten: its function, or
-/// outside any function the op holding it.
-fn scope_of<'c, 'a>(op: OperationRef<'c, 'a>, function: Option<OperationRef<'c, 'a>>) -> OperationRef<'c, 'a> {
-    function.or_else(|| op.parent_operation()).unwrap_or(op)
 }
 
 /// The rule-5 error for a cal op in InCore function `function`.
@@ -166,17 +142,18 @@ fn in_core_error(function: OperationRef<'_, '_>) -> String {
     format!(
         "'{}' in InCore function @{name} (ccl.kind = \"{kind}\"): the launch width is computed once at the \
          orchestration entry and passed in, never recomputed by a kernel",
-        names::CAL_ALL_TO_ALL_V_BLOCKS,
+        CalAllToAllVBlocks::NAME,
     )
 }
 
-/// The errors of one run, each at its op.
+/// The errors of one run, each at its op, with the op's position in the
+/// source (they are reported in source order, whichever rule found them).
 #[derive(Default)]
-struct Errors(Vec<Diagnostic>);
+struct Errors<'c>(Vec<(crate::ir::SourcePosition, Location<'c>, String)>);
 
-impl Errors {
-    fn at(&mut self, op: &OperationRef<'_, '_>, message: impl Into<String>) {
-        self.0.push(Diagnostic::error(SourceLoc::of(op), message));
+impl<'c> Errors<'c> {
+    fn at(&mut self, op: &OperationRef<'c, '_>, message: impl Into<String>) {
+        self.0.push((crate::ir::source_position(op.location()), op.location(), message.into()));
     }
 
     fn is_empty(&self) -> bool {
@@ -186,6 +163,7 @@ impl Errors {
 
 impl CclPass for AdmitLaunchWidth {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let stats = &self.stats;
         let names = Interned::cached(&mut self.names, module);
         let scan = Scan::of(module, names);
         let mut errors = Errors::default();
@@ -196,44 +174,41 @@ impl CclPass for AdmitLaunchWidth {
         for site in scan.cals {
             match site.function {
                 Some(function) if is_in_core(function) => {
-                    errors.at(&site.op, in_core_error(function));
-                    fold::check_constant_operands(names, site.op, &mut errors);
+                    errors.at(&site.cal.operation(), in_core_error(function));
+                    fold::check_constant_operands(names, site.cal, &mut errors);
                 }
                 _ => sites.push(site),
             }
         }
 
-        // The scopes (functions) each step rewrote, for verify-each.
-        let mut changed = Vec::new();
-
         // Rules 1, 2, 4.
-        let folded = fold::fold(names, &mut sites, self.max_blocks, &mut errors, &mut changed);
-        cx.stats.add(STAT_FOLDED, folded.count);
+        let folded = fold::fold(names, &mut sites, self.max_blocks, &mut errors);
+        stats.folded.add(folded.count);
 
         // Rule 6.
-        let merged = merge::merge(&mut sites, &mut changed);
-        cx.stats.add(STAT_MERGED, merged);
+        let merged = merge::merge(&mut sites);
+        stats.merged.add(merged);
 
         // Rules 3, 4.
-        let stamped = stamp::stamp(names, &scan.launches, &folded.constants, self.max_blocks, &mut errors, &mut changed);
-        cx.stats.add(STAT_STAMPED, stamped);
+        let stamped = stamp::stamp(names, &scan.launches, &folded.constants, self.max_blocks, &mut errors);
+        stats.stamped.add(stamped);
 
         if !errors.is_empty() {
             let mut diagnostics = errors.0;
-            diagnostics.sort_by(|a, b| a.loc.cmp(&b.loc));
-            for diagnostic in diagnostics {
-                cx.report(diagnostic);
+            diagnostics.sort_by(|a, b| a.0.cmp(&b.0));
+            for (_, location, message) in diagnostics {
+                cx.report(Report::error(location, message));
             }
             return Err(PassFailed);
         }
 
         // Rule 7.
-        if self.lower_dynamic {
-            let lowered = lower::lower(&sites, &mut changed);
-            cx.stats.add(STAT_LOWERED, lowered);
+        let lowered = if self.lower_dynamic { lower::lower(&sites) } else { 0 };
+        stats.lowered.add(lowered);
+        if folded.count + merged + stamped + lowered == 0 {
+            // Nothing rewritten: MLIR skips verify-each after the pass.
+            cx.preserve_all();
         }
-        cx.preserve_all();
-        changed.into_iter().for_each(|scope| cx.changed(scope));
         Ok(())
     }
 }

@@ -3,26 +3,26 @@
 //! `signal_stride`, when given, must be at least B, and B at most
 //! `max-blocks`.
 
-use super::{ir, Errors, Launch};
-use crate::names::{self, Interned};
-use melior::ir::{operation::OperationLike, OperationRef, ValueLike};
+use super::Errors;
+use crate::ir;
+use crate::{names::Interned, ods::AllToAllV};
 use rustc_hash::FxHashSet;
 
 /// Stamps the launches; returns how many got a new or changed `launch_width`
-/// (their scopes go to `changed`). `folded` are the constants this run
+///. `folded` are the constants this run
 /// folded, already held to `max-blocks` at their cal op (one error per
 /// computation, not one per launch).
 pub fn stamp<'c, 'a>(
     names: &Interned,
-    launches: &[Launch<'c, 'a>],
+    launches: &[AllToAllV<'c, 'a>],
     folded: &FxHashSet<usize>,
     max_blocks: Option<i128>,
-    errors: &mut Errors,
-    changed: &mut Vec<OperationRef<'c, 'a>>,
+    errors: &mut Errors<'c>,
 ) -> u64 {
     let mut stamped = 0;
-    for &Launch { op: launch, scope } in launches {
-        let blocks = launch.operand(4).expect("blocks operand");
+    for &view in launches {
+        let launch = view.operation();
+        let blocks = view.blocks();
         let Some(b) = ir::constant_int(names, blocks) else { continue };
         if b <= 0 {
             errors.at(&launch, format!("launch width must be positive, got {b}"));
@@ -38,20 +38,13 @@ pub fn stamp<'c, 'a>(
                 errors.at(&launch, format!("admitted launch width {b} exceeds max-blocks={n}"));
             }
         }
-        if let Ok(stride) = launch.attribute(names::ATTR_SIGNAL_STRIDE) {
-            match ir::int_attribute_value(stride) {
-                Some(s) if s < b => {
-                    errors.at(&launch, format!("signal stride {s} is narrower than the admitted launch width {b}"))
-                }
-                Some(_) => {}
-                None => errors.at(&launch, format!("'{}' must be an i64 integer attribute", names::ATTR_SIGNAL_STRIDE)),
-            }
+        // The dialect verifier holds signal_stride to an i64.
+        if let Some(stride) = view.signal_stride().filter(|&s| i128::from(s) < b) {
+            errors.at(&launch, format!("signal stride {stride} is narrower than the admitted launch width {b}"));
         }
-        let attribute = ir::i64_attribute(blocks.r#type(), width);
-        if launch.attribute(names::ATTR_LAUNCH_WIDTH).ok() != Some(attribute) {
-            ir::set_attribute(launch, names::ATTR_LAUNCH_WIDTH, attribute);
+        if view.launch_width() != Some(width) {
+            view.set_launch_width(width);
             stamped += 1;
-            changed.push(scope);
         }
     }
     stamped

@@ -8,12 +8,12 @@
 
 use super::{
     purity::{Classifier, Memo, Purity},
-    stat,
+    InsertStatistics,
 };
 use crate::{
-    framework::{CclPass, PassContext, PassFailed},
+    framework::PassContext,
     ir,
-    names::{Interned, Name},
+    names::{FunctionKind, Interned, Name},
 };
 use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, OperationRef, Value};
 
@@ -114,35 +114,30 @@ pub struct Inserted {
     pub fences: u64,
 }
 
-/// Makes the insertions of `plan`; `record` sees each new marker op.
-pub fn apply<'c, 'a>(
-    plan: &[(OperationRef<'c, 'a>, Marker<'c, 'a>)],
-    mut record: impl FnMut(OperationRef<'c, 'a>),
-) -> Inserted {
+/// Makes the insertions of `plan`.
+pub fn apply<'c, 'a>(plan: &[(OperationRef<'c, 'a>, Marker<'c, 'a>)]) -> Inserted {
     let mut inserted = Inserted::default();
     for &(anchor, marker) in plan {
         let location = anchor.location();
         match marker {
             Marker::RegionInvalidateAndFence(dst) => {
                 let invalidate = ir::insert_after(anchor, ir::create_cache_invalid(location, Some(dst)));
-                record(invalidate);
-                record(ir::insert_after(invalidate, ir::create_fence(location)));
+                ir::insert_after(invalidate, ir::create_fence(location));
                 inserted.region_invalidates += 1;
                 inserted.fences += 1;
             }
             Marker::Fence => {
-                record(ir::insert_after(anchor, ir::create_fence(location)));
+                ir::insert_after(anchor, ir::create_fence(location));
                 inserted.fences += 1;
             }
             Marker::WholeInvalidateAndFence => {
                 let invalidate = ir::insert_after(anchor, ir::create_cache_invalid(location, None));
-                record(invalidate);
-                record(ir::insert_after(invalidate, ir::create_fence(location)));
+                ir::insert_after(invalidate, ir::create_fence(location));
                 inserted.whole_invalidates += 1;
                 inserted.fences += 1;
             }
             Marker::WholeInvalidate => {
-                record(ir::insert_after(anchor, ir::create_cache_invalid(location, None)));
+                ir::insert_after(anchor, ir::create_cache_invalid(location, None));
                 inserted.whole_invalidates += 1;
             }
         }
@@ -150,42 +145,38 @@ pub fn apply<'c, 'a>(
     inserted
 }
 
-/// The function-anchored step. Functions whose `ccl.kind` is not InCore are
-/// left alone; an unknown kind is skipped here and reported, in module
-/// order, by the module step.
-#[derive(Default)]
-pub struct KernelStep {
-    /// Interned once per thread's pass instance, not once per function.
-    names: Option<Interned>,
-    memo: Memo,
+thread_local! {
+    /// The classifier's maps, kept per thread across the kernels it
+    /// handles (a fresh set per kernel was regrown from nothing each time).
+    static MEMO: std::cell::RefCell<Memo> = std::cell::RefCell::new(Memo::default());
 }
 
-impl CclPass for KernelStep {
-    fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        // The kind decides before anything is walked or interned.
-        if !ir::is_in_core(op) {
-            cx.preserve_all();
-            return Ok(());
-        }
-        let names = Interned::cached(&mut self.names, op);
-        if Name::of(op) != names.func {
-            cx.preserve_all();
-            return Ok(());
-        }
-        let plan = plan(op, names, &mut self.memo);
-        if plan.is_empty() {
-            cx.preserve_all();
-            return Ok(());
-        }
-        // Only the new markers changed, and they cannot break what was
-        // there: they have no results, their one operand is the SSA value the
-        // write before them already uses (so it dominates them), and they
-        // never follow a terminator. verify-each checks just them.
-        cx.preserve_all();
-        let inserted = apply(&plan, |marker| cx.changed(marker));
-        cx.stats.add(stat::REGION_INVALIDATES, inserted.region_invalidates);
-        cx.stats.add(stat::WHOLE_INVALIDATES, inserted.whole_invalidates);
-        cx.stats.add(stat::FENCES, inserted.fences);
-        Ok(())
-    }
+/// Phase A on every InCore function of `functions`, one task per function
+/// on MLIR's thread pool; returns how many marker ops it inserted.
+pub fn run_phase_a(
+    module: OperationRef<'_, '_>,
+    functions: &[(OperationRef<'_, '_>, FunctionKind)],
+    cx: &PassContext<'_>,
+    stats: &InsertStatistics,
+) -> u64 {
+    let names = Interned::new(ir::context_of(module));
+    // Addresses, not references: a task rebuilds its function's reference
+    // on the thread it runs on (melior's references are not `Send`).
+    let kernels: Vec<usize> = functions
+        .iter()
+        .filter(|(_, kind)| *kind == FunctionKind::InCore)
+        .map(|(func, _)| ir::op_key(*func))
+        .collect();
+    let total = std::sync::atomic::AtomicU64::new(0);
+    cx.parallel_for(kernels.len(), &|index| {
+        let func = ir::op_at(kernels[index]);
+        let plan = MEMO.with(|memo| plan(func, &names, &mut memo.borrow_mut()));
+        let inserted = apply(&plan);
+        stats.region_invalidates.add(inserted.region_invalidates);
+        stats.whole_invalidates.add(inserted.whole_invalidates);
+        stats.fences.add(inserted.fences);
+        let ops = inserted.region_invalidates + inserted.whole_invalidates + inserted.fences;
+        total.fetch_add(ops, std::sync::atomic::Ordering::Relaxed);
+    });
+    total.into_inner()
 }

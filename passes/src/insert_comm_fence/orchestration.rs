@@ -16,12 +16,9 @@
 //! `seen = true`, and each op is visited at most twice: linear in the size
 //! of the program, whatever the nesting depth.
 
-use super::{
-    call_graph::{CallGraph, WrapperResolver},
-    stat,
-};
+use super::call_graph::{CallGraph, WrapperResolver};
 use crate::{
-    framework::{CclPass, Diagnostic, PassContext, PassFailed, SourceLoc},
+    framework::Report,
     ir, names,
     names::{FunctionKind, Interned, Name},
 };
@@ -171,7 +168,7 @@ impl<'g, 'c, 'a> Scanner<'g, 'c, 'a> {
 /// errors of every unknown `ccl.kind`, in module order.
 pub fn classify_functions<'c, 'a>(
     module: OperationRef<'c, 'a>,
-) -> Result<Vec<(OperationRef<'c, 'a>, FunctionKind)>, Vec<Diagnostic>> {
+) -> Result<Vec<(OperationRef<'c, 'a>, FunctionKind)>, Vec<Report<'c>>> {
     let mut functions = Vec::new();
     let mut errors = Vec::new();
     for block in ir::regions(module).flat_map(ir::blocks) {
@@ -181,7 +178,7 @@ pub fn classify_functions<'c, 'a>(
             }
             match ir::function_kind(op) {
                 Ok(kind) => functions.push((op, kind)),
-                Err(unknown) => errors.push(Diagnostic::error(SourceLoc::of(&op), unknown.to_string())),
+                Err(unknown) => errors.push(Report::error_at(op, unknown.to_string())),
             }
         }
     }
@@ -197,7 +194,7 @@ pub fn run_on_module<'c, 'a>(
     module: OperationRef<'c, 'a>,
     functions: &[(OperationRef<'c, 'a>, FunctionKind)],
 ) -> Outcome {
-    let names = Interned::new(unsafe { mlir_sys::mlirOperationGetContext(module.to_raw()) });
+    let names = Interned::new(ir::context_of(module));
     let graph = CallGraph::build(functions, &names);
     let resolver = WrapperResolver::new(&graph);
     let mut scanner = Scanner {
@@ -255,32 +252,3 @@ pub fn insert_prologue(names: &Interned, func: OperationRef<'_, '_>) -> bool {
     true
 }
 
-/// The module step: reports unknown kinds (all of them, in module order, so
-/// the output does not depend on thread scheduling), then runs Phase B.
-pub struct OrchestrationStep;
-
-impl CclPass for OrchestrationStep {
-    fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let functions = match classify_functions(op) {
-            Ok(functions) => functions,
-            Err(errors) => {
-                errors.into_iter().for_each(|error| cx.report(error));
-                return Err(PassFailed);
-            }
-        };
-        let outcome = run_on_module(op, &functions);
-        // Orchestration IR is only read: verify-each checks the prologue ops
-        // (the first two of each marked kernel; they have no operands or
-        // results, so nothing around them can break), nothing when none.
-        cx.preserve_all();
-        for &index in &outcome.prologued {
-            if let Some(entry) = ir::entry_block(functions[index].0) {
-                ir::ops(entry).take(2).for_each(|marker| cx.changed(marker));
-            }
-        }
-        cx.stats.add(stat::KERNELS_MARKED, outcome.marked.len() as u64);
-        cx.stats.add(stat::PROLOGUES, outcome.prologues_inserted);
-        cx.stats.add(stat::LOOPS_RESCANNED, outcome.loops_rescanned);
-        Ok(())
-    }
-}

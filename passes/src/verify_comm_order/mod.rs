@@ -22,67 +22,48 @@ pub mod oracle;
 pub mod orchestration;
 
 use crate::{
-    framework::{
-        Anchor, CclPass, Diagnostic, OptionSpec, OptionType, PassContext, PassFailed, PassInfo, PassOptions,
-        PassStep, SourceLoc, StatisticSpec,
-    },
+    framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
     names::FunctionKind,
+    pass_options, pass_statistics,
 };
 use kernel::{Missing, SinkKind, SourceKind, Violation};
-use melior::ir::OperationRef;
+use melior::ir::{operation::OperationLike, Location, OperationRef};
 use model::{Module, OpHandle};
 use orchestration::LaunchViolation;
 
-/// Statistic names.
-pub mod stat {
-    pub const KERNELS: &str = "kernels-checked";
-    pub const SCAN_TARGETS: &str = "scan-targets-checked";
-    pub const LAUNCHES: &str = "launches-checked";
-    pub const VIOLATIONS: &str = "violations";
-    pub const DELTA_WALKS: &str = "loop-delta-walks";
+pass_options! {
+    /// The checker's options.
+    pub struct VerifyOptions {
+        max_errors: int("max-errors", "Report at most this many violations (0: all of them); one last error counts the rest", default = 0, min = 0),
+    }
 }
 
-static STATISTICS: &[StatisticSpec] = &[
-    StatisticSpec { name: stat::KERNELS, description: "InCore functions checked" },
-    StatisticSpec { name: stat::SCAN_TARGETS, description: "Orchestration-like functions scanned (Phase B)" },
-    StatisticSpec { name: stat::LAUNCHES, description: "Call-like ops met after a publish in a scan target" },
-    StatisticSpec { name: stat::VIOLATIONS, description: "Violations reported (one per offending pair)" },
-    StatisticSpec {
-        name: stat::DELTA_WALKS,
-        description: "Second walks of a loop body for obligations carried by a back edge",
-    },
-];
-
-fn create(options: &PassOptions) -> Box<dyn CclPass> {
-    Box::new(VerifyCommOrder { max_errors: options.int(MAX_ERRORS).max(0) as usize })
+pass_statistics! {
+    /// What one run checked and found.
+    pub struct VerifyStatistics {
+        kernels: "kernels-checked", "InCore functions checked",
+        scan_targets: "scan-targets-checked", "Orchestration-like functions scanned (Phase B)",
+        launches: "launches-checked", "Call-like ops met after a publish in a scan target",
+        violations: "violations", "Violations reported (one per offending pair)",
+        delta_walks: "loop-delta-walks", "Second walks of a loop body for obligations carried by a back edge",
+    }
 }
-
-const MAX_ERRORS: &str = "max-errors";
-
-static OPTIONS: &[OptionSpec] = &[OptionSpec {
-    name: MAX_ERRORS,
-    help: "Report at most this many violations (0: all of them); one last error counts the rest",
-    ty: OptionType::Int { min: 0 },
-    default: "0",
-}];
-
-static STEPS: &[PassStep] = &[PassStep { name: "CclVerifyCommOrder", anchor: Anchor::Module, create }];
 
 pub static INFO: PassInfo = PassInfo {
     argument: "ccl-verify-comm-order",
+    name: "CclVerifyCommOrder",
     summary: "Check data-before-signal ordering (markers, waits, post-collective prologues); change nothing",
-    description: "Flow-sensitive over structured control flow (both branches, zero or more loop iterations, back \
-                  edges): in InCore functions every path from a local publish of window W to a ccl.notify or the \
-                  return passes ccl.cacheinvalid(W) (or whole-GM) then ccl.fence; from a remote publish, a fence; \
-                  from an opaque publish, whole-GM ccl.cacheinvalid() then ccl.fence; every path from a ccl.wait \
-                  to a GM read passes a whole-GM ccl.cacheinvalid(). In orchestration-like functions every InCore \
-                  function launched after a publish (directly or through wrappers) invalidates whole-GM before its \
-                  first GM read. Each violation is an error at the source with a note at the sink; all are \
-                  reported, then the pass fails.",
-    options: OPTIONS,
-    statistics: STATISTICS,
-    steps: STEPS,
+    anchor: Anchor::Module,
+    dependent_dialects: &[],
+    options: VerifyOptions::SPECS,
+    statistics: VerifyStatistics::SPECS,
+    create,
 };
+
+fn create(values: OptionValues<'_>, counters: &Counters) -> Box<dyn CclPass> {
+    let options = VerifyOptions::from_values(values);
+    Box::new(VerifyCommOrder { max_errors: options.max_errors as usize, stats: VerifyStatistics::bind(counters) })
+}
 
 /// Everything one run found, before it becomes diagnostics.
 #[derive(Clone, Debug, Default)]
@@ -127,6 +108,7 @@ pub fn analyse(module: &Module) -> Findings {
 pub struct VerifyCommOrder {
     /// 0: no limit.
     pub max_errors: usize,
+    stats: VerifyStatistics,
 }
 
 /// The checker's stack: lowering and the walks recurse once per nesting
@@ -134,48 +116,75 @@ pub struct VerifyCommOrder {
 /// thread of its own with room for them (reserved, not committed, memory).
 const STACK_BYTES: usize = 1 << 30;
 
-/// What one run reports, made on the checker's thread.
-struct Outcome {
-    diagnostics: Vec<Diagnostic>,
-    stats: Vec<(&'static str, u64)>,
-    failed: bool,
-}
-
 /// A module handle that may cross to the checker's thread: the pass
 /// manager's thread waits for it, so nothing else touches the IR meanwhile.
 struct ModuleHandle(OpHandle);
 unsafe impl Send for ModuleHandle {}
 
+/// What the checker's thread found: the lowered module and its findings,
+/// or the functions of unknown kind.
+type Checked = Result<(Module, Findings), Vec<model::BadKind>>;
+
+fn check(handle: OpHandle) -> Checked {
+    // SAFETY: the module the pass runs on, alive and unchanged for the run.
+    let module = model::lower_module(unsafe { model::op_ref(handle) })?;
+    let findings = analyse(&module);
+    Ok((module, findings))
+}
+
 impl CclPass for VerifyCommOrder {
     fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        // A checker: it never changes the IR, so verify-each has nothing to do.
+        // A checker: it never changes the IR.
         cx.preserve_all();
         let handle = ModuleHandle(op.to_raw().ptr as usize);
-        let max_errors = self.max_errors;
         let joined = std::thread::scope(|scope| {
             std::thread::Builder::new()
                 .name("ccl-verify-comm-order".to_string())
                 .stack_size(STACK_BYTES)
                 .spawn_scoped(scope, move || {
                     let handle = handle;
-                    check_module(handle.0, max_errors)
+                    check(handle.0)
                 })
                 .map(|thread| thread.join())
         });
-        let outcome = match joined {
-            Ok(Ok(outcome)) => outcome,
+        let checked = match joined {
+            Ok(Ok(checked)) => checked,
             // A panic is the framework's to report as an internal error.
             Ok(Err(payload)) => std::panic::resume_unwind(payload),
             // No thread to be had: check on this one.
-            Err(_) => check_module(op.to_raw().ptr as usize, max_errors),
+            Err(_) => check(op.to_raw().ptr as usize),
         };
-        for (name, value) in outcome.stats {
-            cx.stats.add(name, value);
+        let (module, findings) = match checked {
+            Ok(checked) => checked,
+            Err(bad) => {
+                for kind in bad {
+                    cx.report(Report::error(loc(kind.op), kind.message));
+                }
+                return Err(PassFailed);
+            }
+        };
+        let stats = &self.stats;
+        stats.kernels.add(findings.kernels_checked);
+        stats.scan_targets.add(findings.scan_targets);
+        stats.launches.add(findings.launches_checked);
+        stats.delta_walks.add(findings.delta_walks);
+        let total = findings.violation_count();
+        stats.violations.add(total as u64);
+        let shown = if self.max_errors == 0 { total } else { total.min(self.max_errors) };
+        for report in reports(&module, &findings, shown) {
+            cx.report(report);
         }
-        for diagnostic in outcome.diagnostics {
-            cx.report(diagnostic);
+        if shown < total {
+            cx.report(Report::error_at(
+                op,
+                format!(
+                    "{} more communication-order violations not shown (max-errors={})",
+                    total - shown,
+                    self.max_errors
+                ),
+            ));
         }
-        if outcome.failed {
+        if total > 0 {
             Err(PassFailed)
         } else {
             Ok(())
@@ -183,47 +192,10 @@ impl CclPass for VerifyCommOrder {
     }
 }
 
-fn check_module(handle: OpHandle, max_errors: usize) -> Outcome {
-    // SAFETY: the module the pass runs on, alive and unchanged for the run.
-    let op = unsafe { model::op_ref(handle) };
-    let module = match model::lower_module(op) {
-        Ok(module) => module,
-        Err(bad) => {
-            return Outcome {
-                diagnostics: bad.into_iter().map(|kind| Diagnostic::error(loc(kind.op), kind.message)).collect(),
-                stats: Vec::new(),
-                failed: true,
-            }
-        }
-    };
-    let findings = analyse(&module);
-    let total = findings.violation_count();
-    let shown = if max_errors == 0 { total } else { total.min(max_errors) };
-    let mut diagnostics = diagnostics(&module, &findings, shown);
-    if shown < total {
-        diagnostics.push(Diagnostic::error(
-            SourceLoc::of(&op),
-            format!("{} more communication-order violations not shown ({MAX_ERRORS}={max_errors})", total - shown),
-        ));
-    }
-    Outcome {
-        diagnostics,
-        stats: vec![
-            (stat::KERNELS, findings.kernels_checked),
-            (stat::SCAN_TARGETS, findings.scan_targets),
-            (stat::LAUNCHES, findings.launches_checked),
-            (stat::DELTA_WALKS, findings.delta_walks),
-            (stat::VIOLATIONS, total as u64),
-        ],
-        failed: total > 0,
-    }
-}
-
-fn loc(handle: OpHandle) -> SourceLoc {
+fn loc<'c>(handle: OpHandle) -> Location<'c> {
     // SAFETY: handles come from lowering the module this run is checking,
     // which nothing has changed since.
-    let op = unsafe { model::op_ref(handle) };
-    SourceLoc::of(&op)
+    unsafe { model::op_ref(handle) }.location()
 }
 
 fn op_name(handle: OpHandle) -> String {
@@ -266,10 +238,10 @@ fn kernel_note(v: &Violation) -> String {
 
 /// The first `limit` diagnostics of a run: kernel violations per function
 /// in module order, then Phase B violations in scan order.
-pub fn diagnostics(module: &Module, findings: &Findings, limit: usize) -> Vec<Diagnostic> {
+pub fn reports<'c>(module: &Module, findings: &Findings, limit: usize) -> Vec<Report<'c>> {
     let mut out = Vec::with_capacity(findings.violation_count().min(limit));
     for (_, v) in findings.kernel_violations.iter().take(limit) {
-        out.push(Diagnostic::error(loc(v.source), kernel_message(v)).with_note(loc(v.sink), kernel_note(v)));
+        out.push(Report::error(loc(v.source), kernel_message(v)).with_note(loc(v.sink), kernel_note(v)));
     }
     let left = limit.saturating_sub(out.len());
     for v in findings.launch_violations.iter().take(left) {
@@ -286,7 +258,7 @@ pub fn diagnostics(module: &Module, findings: &Findings, limit: usize) -> Vec<Di
             ),
         };
         out.push(
-            Diagnostic::error(loc(v.call), message)
+            Report::error(loc(v.call), message)
                 .with_note(loc(v.read), format!("the first GM read of @{kernel} it reaches"))
                 .with_note(loc(v.publish), "the publish it runs after"),
         );

@@ -1,8 +1,0 @@
-//! See cclir::fuzzing::pipeline_grammar. (`main` is ours: see cclir_fuzz::run.)
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| cclir::fuzzing::pipeline_grammar(data));
-
-fn main() {
-    cclir_fuzz::run()
-}

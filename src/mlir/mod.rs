@@ -1,0 +1,17 @@
+//! The FFI layer: the C++ glue (`cpp/`) and everything Rust does with raw
+//! MLIR handles. Every `unsafe` block of the `cclir` crate is in here; the
+//! rest of the crate is safe Rust over what these modules return.
+//!
+//! - [`sys`]: the C declarations of the glue;
+//! - [`bridge`]: the Rust half of the C++ pass class (registration,
+//!   callbacks, diagnostics, MLIR's thread pool);
+//! - [`tools`]: `ccl-opt`, `ccl-lsp-server`, `ccl-reduce`;
+//! - [`ir`]: what the library API does with MLIR (contexts, parsing, pass
+//!   managers, printing, diagnostics as values);
+//! - [`strings`]: strings across the boundary.
+
+pub mod bridge;
+pub mod ir;
+pub mod strings;
+pub mod sys;
+pub mod tools;

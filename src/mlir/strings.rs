@@ -1,0 +1,55 @@
+//! Strings across the C boundary: `MlirStringRef`s read by pointer and
+//! length (melior's `StringRef::as_str` panics on an empty one), and the C
+//! strings MLIR's registry keeps for the life of the process.
+
+use mlir_sys::MlirStringRef;
+use std::ffi::{c_char, CStr, CString};
+
+/// A borrowed `MlirStringRef` of `text` (valid while `text` is).
+pub fn string_ref(text: &str) -> MlirStringRef {
+    MlirStringRef { data: text.as_ptr() as *const c_char, length: text.len() }
+}
+
+/// The bytes of `text`, read by pointer and length.
+///
+/// # Safety
+/// `text` must point at `length` readable bytes, or be empty.
+pub unsafe fn bytes<'s>(text: MlirStringRef) -> &'s [u8] {
+    if text.data.is_null() || text.length == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(text.data as *const u8, text.length)
+    }
+}
+
+/// `text` as an owned string (invalid UTF-8 replaced).
+///
+/// # Safety
+/// As [`bytes`].
+pub unsafe fn owned(text: MlirStringRef) -> String {
+    String::from_utf8_lossy(bytes(text)).into_owned()
+}
+
+/// A NUL-terminated copy of `text` that lives for the process (MLIR keeps
+/// `StringRef`s to pass names, options and descriptions).
+pub fn leak_c(text: &str) -> *const c_char {
+    let owned = CString::new(text.replace('\0', " ")).unwrap_or_default();
+    Box::leak(owned.into_boxed_c_str()).as_ptr()
+}
+
+/// The text of a C string, lossily; empty for null.
+pub fn c_str(text: *const c_char) -> String {
+    if text.is_null() {
+        return String::new();
+    }
+    unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned()
+}
+
+/// An `MlirStringCallback` appending to a `Vec<u8>` (`user_data`).
+pub unsafe extern "C" fn append_to_vec(chunk: MlirStringRef, user_data: *mut std::ffi::c_void) {
+    // Once per printed token: a bare catch_unwind, free unless something panics.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let buffer = unsafe { &mut *(user_data as *mut Vec<u8>) };
+        buffer.extend_from_slice(unsafe { bytes(chunk) });
+    }));
+}
