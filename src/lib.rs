@@ -28,7 +28,7 @@ pub mod suggest;
 
 pub use cclir_passes as passes;
 pub use diagnostics::{Diagnostic, Severity, SourceLoc};
-pub use mlir::ir::PrintOptions;
+pub use mlir::{bridge::register_pass, ir::PrintOptions};
 pub use pipeline::PipelineSpec;
 pub use statistics::{Display, PassStatistics};
 

@@ -1,12 +1,14 @@
-//! The bridge between Rust passes and MLIR's pass manager: a panic never
+//! The bridge between Rust passes and MLIR's pass manager, through the
+//! registry a downstream crate uses for its own passes: a panic never
 //! unwinds into MLIR (it becomes an internal-error diagnostic and a failed
-//! pass), and verify-each catches IR a Rust pass broke, through the same
-//! path ccl-opt uses.
+//! pass), verify-each catches IR a Rust pass broke, and options are MLIR's.
 
-use cclir::passes::framework::{
-    Anchor, CclPass, DiagnosticSink, PassContext, PassFailed, PassOptions, PassStep, Severity, Statistics,
+use cclir::passes::pass_options;
+use cclir::{
+    passes::framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo},
+    Severity, Session,
 };
-use melior::ir::{operation::OperationLike, OperationRef};
+use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike};
 
 struct Panics;
 
@@ -16,95 +18,100 @@ impl CclPass for Panics {
     }
 }
 
-fn create(_: &PassOptions) -> Box<dyn CclPass> {
-    Box::new(Panics)
-}
-
-static STEP: PassStep = PassStep { name: "TestPanics", anchor: Anchor::Function, create };
-static INFO: cclir::passes::framework::PassInfo = cclir::passes::framework::PassInfo {
+static PANICS: PassInfo = PassInfo {
     argument: "test-panics",
+    name: "TestPanics",
     summary: "panics",
-    description: "",
+    anchor: Anchor::Function,
+    dependent_dialects: &[],
     options: &[],
     statistics: &[],
-    steps: &[],
+    create: |_: OptionValues<'_>, _: &Counters| -> Box<dyn CclPass> { Box::new(Panics) },
 };
 
-#[test]
-fn panicking_pass_becomes_a_diagnostic() {
-    cclir::panic::install_quiet_hook();
-    let session = cclir::Session::new();
-    let program = session.parse("func.func @f() {\n  return\n}\n", "p.mlir").unwrap();
-    let manager = cclir::ffi::pass_manager_on(session.context(), "builtin.module");
-    let sink: DiagnosticSink = session.sink().clone();
-    cclir::ffi::add_rust_pass(
-        manager.as_operation_pass_manager().nested_under("func.func"),
-        &STEP,
-        INFO.argument,
-        "panics",
-        PassOptions::defaults(&INFO),
-        Statistics::new(&[]),
-        sink.clone(),
-        Default::default(),
-    );
-    let op = unsafe { OperationRef::from_raw(program.operation().to_raw()) };
-    assert!(!cclir::ffi::run_pass_manager(&manager, op), "the pass must fail");
-    let diagnostics = sink.take();
-    let internal = diagnostics.iter().find(|d| d.message.contains("internal error")).expect("reported");
-    assert_eq!(internal.severity, Severity::Error);
-    assert!(internal.message.contains("pass 'TestPanics' panicked: deliberate failure in a test pass"), "{}", internal.message);
-    assert_eq!(internal.loc.to_string(), "p.mlir:1:1");
-    // The session still works afterwards.
-    assert!(session.parse("module {}", "q.mlir").is_ok());
-}
-
-/// Appends a `ccl.fence` with an operand it must not have (the IRDL
-/// verifier rejects it) at the end of the function body.
+/// Appends a `ccl.fence` with an operand it must not have (the dialect's
+/// verifier rejects it) before the function's return.
 struct BreaksIr;
 
 impl CclPass for BreaksIr {
     fn run(&mut self, op: OperationRef<'_, '_>, _cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        use melior::ir::{block::BlockLike, operation::OperationBuilder, RegionLike};
         let body = op.region(0).unwrap().first_block().unwrap();
         let terminator = body.terminator().unwrap();
         let argument = body.argument(0).unwrap();
-        let bad = OperationBuilder::new("ccl.fence", op.location()).add_operands(&[argument.into()]).build().unwrap();
+        let bad = melior::ir::operation::OperationBuilder::new("ccl.fence", op.location())
+            .add_operands(&[argument.into()])
+            .build()
+            .unwrap();
         body.insert_operation_before(terminator, bad);
         Ok(())
     }
 }
 
-fn create_breaks(_: &PassOptions) -> Box<dyn CclPass> {
-    Box::new(BreaksIr)
+pass_options! {
+    struct BreaksOptions {
+        times: int("times", "How often to break the IR", default = 1, min = 1),
+    }
 }
 
-static BREAKS_STEP: PassStep = PassStep { name: "TestBreaksIr", anchor: Anchor::Function, create: create_breaks };
+static BREAKS: PassInfo = PassInfo {
+    argument: "test-breaks-ir",
+    name: "TestBreaksIr",
+    summary: "breaks the IR",
+    anchor: Anchor::Function,
+    dependent_dialects: &["ccl"],
+    options: BreaksOptions::SPECS,
+    statistics: &[],
+    create: |_: OptionValues<'_>, _: &Counters| -> Box<dyn CclPass> { Box::new(BreaksIr) },
+};
+
+fn register() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        cclir::register_pass(&PANICS).expect("registers");
+        cclir::register_pass(&BREAKS).expect("registers");
+    });
+}
+
+#[test]
+fn panicking_pass_becomes_a_diagnostic() {
+    register();
+    let session = Session::new();
+    let mut program = session.parse("func.func @f() {\n  return\n}\n", "p.mlir").unwrap();
+    let pipeline = session.pipeline("builtin.module(func.func(test-panics))").unwrap();
+    let error = session.run(&pipeline, &mut program).expect_err("the pass must fail");
+    let internal = error.diagnostics().iter().find(|d| d.message.contains("internal error")).expect("reported");
+    assert_eq!(internal.severity, Severity::Error);
+    assert!(
+        internal.message.contains("pass 'test-panics' panicked: deliberate failure in a test pass"),
+        "{}",
+        internal.message
+    );
+    assert_eq!(internal.loc.to_string(), "p.mlir:1:1");
+    // The session still works afterwards.
+    assert!(session.parse("module {}", "q.mlir").is_ok());
+}
 
 #[test]
 fn verify_each_catches_broken_ir_from_a_rust_pass() {
-    let session = cclir::Session::new();
-    let program = session.parse("func.func @f(%a: i32) {\n  return\n}\n", "v.mlir").unwrap();
-    let op = unsafe { OperationRef::from_raw(program.operation().to_raw()) };
-    for self_verify in [true, false] {
-        let manager = cclir::ffi::pass_manager_on(session.context(), "builtin.module");
-        // Either path: the framework's own check (Rust-only pipelines) or MLIR's.
-        cclir::ffi::enable_verifier(&manager, !self_verify);
-        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(self_verify));
-        cclir::ffi::add_rust_pass(
-            manager.as_operation_pass_manager().nested_under("func.func"),
-            &BREAKS_STEP,
-            "test-breaks-ir",
-            "",
-            PassOptions::defaults(&INFO),
-            Statistics::new(&[]),
-            session.sink().clone(),
-            flag,
-        );
-        assert!(!cclir::ffi::run_pass_manager(&manager, op), "broken IR must fail the run");
-        let diagnostics = session.sink().take();
-        assert!(
-            diagnostics.iter().any(|d| d.message == "op expects exactly 0 operands, but got 1"),
-            "self_verify={self_verify}: {diagnostics:#?}"
-        );
-    }
+    register();
+    let session = Session::new();
+    let mut program = session.parse("func.func @f(%a: i32) {\n  return\n}\n", "v.mlir").unwrap();
+    let pipeline = session.pipeline("builtin.module(func.func(test-breaks-ir))").unwrap();
+    let error = session.run(&pipeline, &mut program).expect_err("broken IR must fail the run");
+    assert!(
+        error.diagnostics().iter().any(|d| d.message == "'ccl.fence' op requires zero operands"),
+        "{:#?}",
+        error.diagnostics()
+    );
+}
+
+#[test]
+fn options_of_a_registered_pass_are_mlir_options() {
+    register();
+    let session = Session::new();
+    let built = session.pipeline("builtin.module(func.func(test-breaks-ir{times=3}))").unwrap();
+    assert_eq!(built.to_text(), "builtin.module(func.func(test-breaks-ir{times=3}))");
+    let error = session.pipeline("builtin.module(func.func(test-breaks-ir{times=0}))").err().expect("rejected");
+    assert!(error.to_string().contains("invalid value 0 for option 'times' of 'test-breaks-ir'"), "{error}");
+    assert!(cclir::register_pass(&BREAKS).is_err(), "a second registration is refused");
 }

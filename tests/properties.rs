@@ -24,7 +24,6 @@ use cclir::{
     generator::{self, Config},
     passes::verify_comm_order::{kernel, model, oracle, orchestration},
     passes::names::FunctionKind,
-    registry::{Entry, Registry},
     Session,
 };
 use melior::ir::{operation::OperationLike, OperationRef};
@@ -222,12 +221,9 @@ fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Co
 
 #[test]
 fn generated_programs_keep_their_properties() {
-    let registry = Registry::global();
+    let names = cclir::mlir::ir::registered_pass_names();
     for pass in [INSERT, VERIFY] {
-        assert!(
-            matches!(registry.lookup(pass), Some(Entry::Pass(_))),
-            "{pass} is not registered: these properties need both passes (the insert pass lives on branch `fence`)"
-        );
+        assert!(names.iter().any(|n| n == pass), "{pass} is not registered: these properties need both passes");
     }
     let cases = env_u64("CCLIR_PROPERTY_CASES", 10_000);
     let base = env_u64("CCLIR_PROPERTY_SEED", 0);

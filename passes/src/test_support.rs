@@ -3,7 +3,7 @@
 //! hand to see what it declared changed.
 
 use crate::{
-    framework::{Changes, DiagnosticSink, PassContext, PassInfo, PassOptions, Statistics},
+    framework::{Counters, Host, OptionValues, PassContext, PassInfo, Report},
     names::Interned,
 };
 use melior::{
@@ -33,23 +33,32 @@ pub fn interned(module: &Module<'_>) -> Interned {
     Interned::new(crate::ir::context_of(module.as_operation()))
 }
 
-/// What one run of step `step` of `info` (default options) on `op`
-/// declared it changed, as op addresses, and the statistics after it.
-pub fn run_step(info: &PassInfo, step: usize, op: OperationRef<'_, '_>, stats: &Statistics) -> Changes {
-    let sink = DiagnosticSink::default();
-    let mut pass = (info.steps[step].create)(&PassOptions::defaults(info));
-    let mut cx = PassContext::new(stats, &sink);
-    pass.run(op, &mut cx).expect("the step succeeds");
-    assert!(!sink.has_errors());
-    cx.take_changes()
+/// What a pass run reported, as text, and its thread pool: the tasks in
+/// order on this thread.
+#[derive(Default)]
+pub struct TestHost {
+    pub reports: std::cell::RefCell<Vec<String>>,
 }
 
-/// The address `PassContext::changed` records for `op`.
-pub fn address(op: OperationRef<'_, '_>) -> usize {
-    op.to_raw().ptr as usize
+impl Host for TestHost {
+    fn emit(&self, report: Report<'_>) {
+        self.reports.borrow_mut().push(report.to_string());
+    }
+
+    fn parallel_for(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        (0..count).for_each(task);
+    }
 }
 
-/// The statistics of `stats` by name.
-pub fn counts(stats: &Statistics) -> Vec<(&'static str, u64)> {
-    stats.snapshot().into_iter().map(|(spec, value)| (spec.name, value)).collect()
+/// One run of `info` (default options) on `op` that must succeed: whether
+/// it declared that it changed nothing, and the statistics after it.
+pub fn run_pass(info: &PassInfo, op: OperationRef<'_, '_>) -> (bool, Vec<(&'static str, u64)>) {
+    let counters = Counters::new(info.statistics);
+    let defaults = OptionValues::defaults(info.options);
+    let mut pass = (info.create)(OptionValues(&defaults), &counters);
+    let host = TestHost::default();
+    let mut cx = PassContext::new(&host);
+    pass.run(op, &mut cx).expect("the pass succeeds");
+    assert!(host.reports.borrow().is_empty(), "{:?}", host.reports.borrow());
+    (cx.preserved_all(), counters.snapshot().into_iter().map(|(spec, value)| (spec.name, value)).collect())
 }

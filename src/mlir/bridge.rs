@@ -26,12 +26,31 @@ pub fn register_all_passes() {
     unsafe { sys::cclRegisterAllPasses(register_rust) };
 }
 
+/// Arguments registered so far (MLIR's registry aborts on a second one).
+static REGISTERED: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+
+/// Registers one more Rust pass (a downstream crate's own) with MLIR's
+/// registry, next to the ccl passes: pipelines then name it like any pass.
+/// Fails if a pass of that argument is registered already.
+pub fn register_pass(info: &'static PassInfo) -> Result<(), String> {
+    register_all_passes();
+    let mut registered = REGISTERED.lock().unwrap_or_else(|poison| poison.into_inner());
+    if registered.contains(&info.argument) {
+        return Err(format!("a pass named '{}' is registered already", info.argument));
+    }
+    registered.push(info.argument);
+    unsafe { sys::cclRegisterRustPass(pass_info(info), &CALLBACKS) };
+    Ok(())
+}
+
 /// Called once by the C++ side (inside its own once-guard).
 pub(crate) unsafe extern "C" fn register_rust() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         crate::panic::install_quiet_hook();
+        let mut registered = REGISTERED.lock().unwrap_or_else(|poison| poison.into_inner());
         for info in cclir_passes::all_passes() {
+            registered.push(info.argument);
             unsafe { sys::cclRegisterRustPass(pass_info(info), &CALLBACKS) };
         }
         for info in cclir_passes::all_pipelines() {
