@@ -33,7 +33,13 @@ for passthrough in ["HOME", "TMPDIR", "LANG", "LC_ALL"]:
 
 # The ccl dialect for upstream mlir-opt, built next to ccl-opt by build.rs:
 #   mlir-opt --load-dialect-plugin=%ccl_plugin
-config.substitutions.append(("%ccl_plugin", os.path.join(cclir_bin, "libccl_dialect_plugin.so")))
+plugin = os.path.join(cclir_bin, "libccl_dialect_plugin.so")
+config.substitutions.append(("%ccl_plugin", plugin))
+config.environment["CCL_PLUGIN"] = plugin
+
+# %parity ARGS: upstream mlir-opt and ccl-opt print the same bytes and exit
+# with the same code (Driver/Inputs/parity.py).
+config.substitutions.append(("%parity", "python3 " + os.path.join(config.test_source_root, "Driver", "Inputs", "parity.py")))
 config.substitutions.append(("%repo", repo_root))
 config.substitutions.append(("%examples", os.path.join(repo_root, "examples")))
 

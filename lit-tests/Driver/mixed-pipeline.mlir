@@ -4,16 +4,16 @@
 // RUN: ccl-opt %s -p 'builtin.module(ccl-pipeline,func.func(cse))' | FileCheck %s
 
 // CHECK-LABEL: func.func @kernel
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
-// CHECK-NEXT: "ccl.tile_store"
-// CHECK-NEXT: "ccl.cacheinvalid"(%arg1)
-// CHECK-NEXT: "ccl.fence"
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence
+// CHECK-NEXT: ccl.tile_store
+// CHECK-NEXT: ccl.cacheinvalid %arg1 : memref<64xf32, #ccl.window>
+// CHECK-NEXT: ccl.fence
 // CHECK-LABEL: func.func @entry
-// CHECK: "ccl.all_to_all_v"{{.*}}launch_width = 8 : i64
+// CHECK: ccl.all_to_all_v {{.*}}launch_width = 8 : i64
 // CHECK-NEXT: call @kernel
 func.func @kernel(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.kind = "incore"} {
-  "ccl.tile_store"(%t, %win, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+  ccl.tile_store %t, %win[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
   return
 }
 
@@ -21,8 +21,8 @@ func.func @entry(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %c: memr
     attributes {ccl.kind = "orchestration"} {
   %p = arith.constant 8 : i32
   %l = arith.constant 12 : i32
-  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i32, i32) -> i32
-  "ccl.all_to_all_v"(%win, %c, %win, %c, %b) : (memref<64xf32, #ccl.window>, memref<8xi32>, memref<64xf32, #ccl.window>, memref<8xi32>, i32) -> ()
+  %b = ccl.cal_all_to_all_v_blocks %p, %l : i32, i32
+  ccl.all_to_all_v %win, %c, %win, %c, blocks %b : memref<64xf32, #ccl.window>, memref<8xi32>, memref<64xf32, #ccl.window>, memref<8xi32>, i32
   func.call @kernel(%t, %win, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
   return
 }

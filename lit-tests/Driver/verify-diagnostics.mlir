@@ -1,6 +1,6 @@
 // Every designator and form of expected-* lines is matched.
 // RUN: ccl-opt --split-input-file --verify-diagnostics %s
-// RUN: mlir-opt --irdl-file=%irdl --split-input-file --verify-diagnostics %s
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin --split-input-file --verify-diagnostics %s
 
 func.func @plus_one() {
   // expected-error @+1 {{use of undeclared SSA value name}}
@@ -34,8 +34,8 @@ func.func @regex(%a: i32) {
 // -----
 
 func.func @above() {
-  %0 = "ccl.rank"() : () -> f32
-  // expected-error @above {{'f32' does not satisfy the constraint}}
+  %0 = ccl.rank : f32
+  // expected-error @above {{'ccl.rank' op result #0 must be signless integer wider than i1, or index, but got 'f32'}}
   return
 }
 
