@@ -43,7 +43,7 @@ config.substitutions.append(("%parity", "python3 " + os.path.join(config.test_so
 config.substitutions.append(("%repo", repo_root))
 config.substitutions.append(("%examples", os.path.join(repo_root, "examples")))
 
-for tool in ["ccl-opt", "ccl-gen"]:
+for tool in ["ccl-opt", "ccl-gen", "ccl-lsp-server", "ccl-reduce"]:
     if os.path.exists(os.path.join(cclir_bin, tool)):
         config.available_features.add(tool)
 for tool in ["mlir-opt", "FileCheck", "not", "split-file"]:

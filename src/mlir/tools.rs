@@ -41,7 +41,13 @@ fn run_on_big_stack(main: impl FnOnce(c_int, *mut *mut c_char) -> c_int + Send +
         argv.push(std::ptr::null_mut());
         main(args.len() as c_int, argv.as_mut_ptr())
     };
-    let spawned = std::thread::Builder::new().name("main".into()).stack_size(STACK_BYTES).spawn(run);
+    // Named as the process is (what a main thread shows in MLIR's action
+    // logs and in debuggers).
+    let name = std::env::args_os()
+        .next()
+        .and_then(|arg0| std::path::Path::new(&arg0).file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "main".to_string());
+    let spawned = std::thread::Builder::new().name(name).stack_size(STACK_BYTES).spawn(run);
     match spawned {
         Ok(thread) => thread.join().unwrap_or(1),
         Err(error) => {

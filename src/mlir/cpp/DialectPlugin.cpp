@@ -11,5 +11,10 @@
 
 extern "C" LLVM_ATTRIBUTE_WEAK ::mlir::DialectPluginLibraryInfo mlirGetDialectPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "ccl", LLVM_VERSION_STRING,
-          [](::mlir::DialectRegistry *registry) { registry->insert<::mlir::ccl::CclDialect>(); }};
+          [](::mlir::DialectRegistry *registry) {
+            // A tool that has ccl already (ccl-opt itself) keeps its own:
+            // two classes for one namespace would abort the registry.
+            if (!llvm::is_contained(registry->getDialectNames(), "ccl"))
+              registry->insert<::mlir::ccl::CclDialect>();
+          }};
 }
