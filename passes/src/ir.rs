@@ -8,18 +8,22 @@
 //! (operation names with the context's lifetime, memory spaces of unranked
 //! memrefs), a helper calls mlir-sys directly and says so.
 
-use crate::names::{self, FunctionKind, Interned, Name};
+use crate::{
+    names::{self, FunctionKind, Interned, Name},
+    ods::OpKind,
+    strings::bytes_of,
+};
 use melior::ir::{
     attribute::IntegerAttribute,
     r#type::IntegerType,
-    attribute::{AttributeLike, FlatSymbolRefAttribute, StringAttribute},
+    attribute::{AttributeLike, FlatSymbolRefAttribute},
     block::BlockLike,
     operation::{OperationBuilder, OperationLike},
     r#type::TypeLike,
     Attribute, BlockRef, Location, Operation, OperationRef, RegionLike, RegionRef, Type, Value,
     ValueLike,
 };
-use std::{collections::HashMap, fmt};
+use std::fmt;
 
 // ---------------------------------------------------------------------------
 // Walking
@@ -187,6 +191,25 @@ pub fn value_key(value: Value<'_, '_>) -> usize {
     value.to_raw().ptr as usize
 }
 
+pub fn block_key(block: BlockRef<'_, '_>) -> usize {
+    block.to_raw().ptr as usize
+}
+
+/// The blocks the terminator of `block` branches to (as `block_key`s), in
+/// successor order; none for a block that leaves its region (or has no
+/// terminator).
+pub fn successor_keys(block: BlockRef<'_, '_>) -> Vec<usize> {
+    unsafe {
+        let terminator = mlir_sys::mlirBlockGetTerminator(block.to_raw());
+        if terminator.ptr.is_null() {
+            return Vec::new();
+        }
+        (0..mlir_sys::mlirOperationGetNumSuccessors(terminator))
+            .map(|i| mlir_sys::mlirOperationGetSuccessor(terminator, i).ptr as usize)
+            .collect()
+    }
+}
+
 pub fn region_key(region: RegionRef<'_, '_>) -> usize {
     region.to_raw().ptr as usize
 }
@@ -235,7 +258,20 @@ pub fn discardable_string_attr<'c>(op: OperationRef<'c, '_>, name: &str) -> Opti
 
 fn string_value<'c>(raw: mlir_sys::MlirAttribute) -> Option<&'c str> {
     let attribute: Attribute<'c> = unsafe { Attribute::from_option_raw(raw) }?;
-    StringAttribute::try_from(attribute).ok().map(|s| s.value())
+    string_of(attribute)
+}
+
+/// The text of a string attribute, read by pointer and length: melior's
+/// `StringAttribute::value` panics on an empty string (its `as_str` indexes
+/// `len - 1`), and `""` is a value like any other.
+pub fn string_of(attribute: Attribute<'_>) -> Option<&str> {
+    unsafe {
+        let raw = attribute.to_raw();
+        if !mlir_sys::mlirAttributeIsAString(raw) {
+            return None;
+        }
+        std::str::from_utf8(bytes_of(mlir_sys::mlirStringAttrGetValue(raw))).ok()
+    }
 }
 
 fn string_ref(text: &str) -> mlir_sys::MlirStringRef {
@@ -263,11 +299,9 @@ pub fn function_kind(func: OperationRef<'_, '_>) -> Result<FunctionKind, Unknown
     let raw = unsafe { mlir_sys::mlirOperationGetDiscardableAttributeByName(func.to_raw(), string_ref(names::ATTR_KIND)) };
     let kind = match unsafe { Attribute::from_option_raw(raw) } {
         None => FunctionKind::Other,
-        Some(attribute) => match StringAttribute::try_from(attribute) {
-            Ok(text) => FunctionKind::from_kind(text.value())
-                .ok_or_else(|| UnknownKind { value: attribute.to_string() })?,
-            Err(_) => return Err(UnknownKind { value: attribute.to_string() }),
-        },
+        Some(attribute) => string_of(attribute)
+            .and_then(FunctionKind::from_kind)
+            .ok_or_else(|| UnknownKind { value: attribute.to_string() })?,
     };
     if kind != FunctionKind::InCore && is_host_orchestrator(func) {
         return Ok(FunctionKind::Orchestration);
@@ -296,9 +330,19 @@ pub fn symbol_name<'c>(op: OperationRef<'c, '_>) -> Option<&'c str> {
 /// The flat symbol a call-like op (`func.call`, `ccl.submit`) names in its
 /// `callee` attribute; `None` when absent or nested (`@a::@b`).
 pub fn callee_symbol<'c>(op: OperationRef<'c, '_>) -> Option<&'c str> {
-    let raw = unsafe { mlir_sys::mlirOperationGetAttributeByName(op.to_raw(), string_ref(names::ATTR_CALLEE)) };
-    let attribute: Attribute<'c> = unsafe { Attribute::from_option_raw(raw) }?;
-    FlatSymbolRefAttribute::try_from(attribute).ok().map(|s| s.value())
+    let raw = unsafe { mlir_sys::mlirOperationGetAttributeByName(op.to_raw(), string_ref("callee")) };
+    flat_symbol_of(unsafe { Attribute::from_option_raw(raw) }?)
+}
+
+/// The symbol of a flat symbol reference attribute (`@""` included).
+pub fn flat_symbol_of(attribute: Attribute<'_>) -> Option<&str> {
+    unsafe {
+        let raw = attribute.to_raw();
+        if !mlir_sys::mlirAttributeIsAFlatSymbolRef(raw) {
+            return None;
+        }
+        std::str::from_utf8(bytes_of(mlir_sys::mlirFlatSymbolRefAttrGetValue(raw))).ok()
+    }
 }
 
 /// The entry block of a function, or `None` for a declaration.
@@ -306,46 +350,9 @@ pub fn entry_block<'c, 'a>(func: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a
     func.region(0).ok()?.first_block()
 }
 
-/// The symbols defined directly in a module's body, by name: a flat symbol
-/// table for resolving `callee`s. Later definitions of a name do not replace
-/// earlier ones (the verifier rejects duplicates anyway).
-pub struct SymbolTable<'c, 'a> {
-    symbols: HashMap<&'c str, OperationRef<'c, 'a>>,
-}
-
-impl<'c, 'a> SymbolTable<'c, 'a> {
-    pub fn of_module(module: OperationRef<'c, 'a>) -> Self {
-        let mut symbols = HashMap::new();
-        for block in regions(module).flat_map(blocks) {
-            for op in ops(block) {
-                if let Some(name) = symbol_name(op) {
-                    symbols.entry(name).or_insert(op);
-                }
-            }
-        }
-        Self { symbols }
-    }
-
-    pub fn lookup(&self, name: &str) -> Option<OperationRef<'c, 'a>> {
-        self.symbols.get(name).copied()
-    }
-
-    /// The `func.func` called `name`; `None` for an undefined symbol or a
-    /// symbol that is not a function.
-    pub fn lookup_function(&self, name: &str) -> Option<OperationRef<'c, 'a>> {
-        self.lookup(name).filter(|op| op_name(*op) == names::FUNC)
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Buffers
 // ---------------------------------------------------------------------------
-
-/// Whether `ty` is a memref (ranked or unranked) in the `#ccl.window`
-/// memory space.
-pub fn is_window_memref_type(ty: Type<'_>) -> bool {
-    memory_space(ty).is_some_and(is_window_space)
-}
 
 /// The memory space of a memref type (ranked or unranked); `None` for
 /// another type or the default space.
@@ -364,11 +371,6 @@ pub fn memory_space(ty: Type<'_>) -> Option<mlir_sys::MlirAttribute> {
     (!space.ptr.is_null()).then_some(space)
 }
 
-/// Whether memory-space attribute `space` prints as `#ccl.window`.
-pub fn is_window_space(space: mlir_sys::MlirAttribute) -> bool {
-    let space = unsafe { Attribute::from_raw(space) };
-    space.to_string() == names::WINDOW_SPACE
-}
 
 /// Whether `value` is a window-bound memref (DIALECT.md, "Buffers"),
 /// against the interned `#ccl.window` (no printing).
@@ -382,32 +384,27 @@ pub fn is_window_bound(names: &Interned, value: Value<'_, '_>) -> bool {
 
 /// A new `ccl.fence` at `location`, not yet inserted.
 pub fn create_fence<'c>(location: Location<'c>) -> Operation<'c> {
-    OperationBuilder::new(names::FENCE, location).build().expect("ccl.fence builds")
+    crate::ods::Fence::build(location)
 }
 
 /// A new `ccl.cacheinvalid` at `location`: the region form on `target`, or
 /// the whole-GM form when `target` is `None`.
 pub fn create_cache_invalid<'c>(location: Location<'c>, target: Option<Value<'c, '_>>) -> Operation<'c> {
-    let builder = OperationBuilder::new(names::CACHE_INVALID, location);
-    let builder = match target {
-        Some(value) => builder.add_operands(&[value]),
-        None => builder,
-    };
-    builder.build().expect("ccl.cacheinvalid builds")
+    crate::ods::CacheInvalid::build(location, target)
 }
 
 pub fn is_fence(names: &Interned, op: OperationRef<'_, '_>) -> bool {
-    Name::of(op) == names.fence
+    names.is(Name::of(op), OpKind::Fence)
 }
 
 /// A whole-GM `ccl.cacheinvalid()` (no operand).
 pub fn is_whole_cache_invalid(names: &Interned, op: OperationRef<'_, '_>) -> bool {
-    Name::of(op) == names.cache_invalid && op.operand_count() == 0
+    names.is(Name::of(op), OpKind::CacheInvalid) && op.operand_count() == 0
 }
 
 /// A region `ccl.cacheinvalid(target)` on exactly this SSA value.
 pub fn is_region_cache_invalid_of(names: &Interned, op: OperationRef<'_, '_>, target: Value<'_, '_>) -> bool {
-    Name::of(op) == names.cache_invalid
+    names.is(Name::of(op), OpKind::CacheInvalid)
         && op.operand_count() == 1
         && op.operand(0).map(|operand| value_key(operand) == value_key(target)).unwrap_or(false)
 }
@@ -477,7 +474,7 @@ pub fn i64_attr(op: OperationRef<'_, '_>, name: &str) -> Option<i64> {
 
 /// The flat symbol reference attribute `name` of `op`.
 pub fn flat_symbol_attr<'c>(op: OperationRef<'c, '_>, name: &str) -> Option<&'c str> {
-    FlatSymbolRefAttribute::try_from(attribute_by_name(op, name)?).ok().map(|s| s.value())
+    flat_symbol_of(attribute_by_name(op, name)?)
 }
 
 /// What the views' builders fill in: melior's `OperationBuilder`, with the
@@ -738,17 +735,4 @@ unsafe fn position_of(loc: mlir_sys::MlirLocation) -> Option<SourcePosition> {
         return locations.into_iter().find_map(|inner| position_of(inner));
     }
     None
-}
-
-/// The bytes of an `MlirStringRef`, read by pointer and length (melior's
-/// `StringRef::as_str` indexes `len - 1` and panics on an empty string).
-///
-/// # Safety
-/// `text` must point at `length` readable bytes (or be empty).
-pub unsafe fn bytes_of<'s>(text: mlir_sys::MlirStringRef) -> &'s [u8] {
-    if text.data.is_null() || text.length == 0 {
-        &[]
-    } else {
-        std::slice::from_raw_parts(text.data as *const u8, text.length)
-    }
 }

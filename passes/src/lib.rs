@@ -7,6 +7,8 @@ pub mod insert_comm_fence;
 pub mod ir;
 pub mod names;
 pub mod ods;
+pub mod strings;
+pub mod comm_order;
 pub mod verify_comm_order;
 
 #[cfg(test)]

@@ -1,59 +1,25 @@
-//! Op, attribute and function-kind names of the `ccl` dialect (DIALECT.md),
-//! the classifications every pass shares, and the same names interned in a
-//! context ([`Interned`]) for the passes' per-op tests.
+//! Names the passes tell ops and functions apart by: the function kinds, the
+//! attribute names of the dialect contract, the side-effect-free ops, and
+//! op names interned in a context ([`Interned`]) so that a pass compares
+//! one pointer per op instead of fetching strings across the FFI boundary.
+//! The ccl ops are the generated [`OpKind`]s; the upstream ops the passes
+//! read are listed here once.
 
 use crate::ods::OpKind;
 use melior::ir::OperationRef;
 use mlir_sys::{
-    mlirAttributeParseGet, mlirContextGetOrLoadDialect, mlirIdentifierGet, mlirIdentifierStr, mlirOperationGetContext,
-    mlirOperationGetName, MlirAttribute, MlirContext, MlirIdentifier, MlirStringRef,
+    mlirAttributeParseGet, mlirAttributePrint, mlirContextGetOrLoadDialect, mlirIdentifierGet, mlirIdentifierStr,
+    mlirOperationGetContext, mlirOperationGetName, MlirAttribute, MlirContext, MlirIdentifier, MlirStringRef,
 };
 use std::ffi::c_void;
-
-pub const TILE_STORE: &str = OpKind::TileStore.name();
-pub const TENSOR_WRITE: &str = OpKind::TensorWrite.name();
-pub const GET: &str = OpKind::Get.name();
-pub const REMOTE_STORE: &str = OpKind::RemoteStore.name();
-pub const PUT: &str = OpKind::Put.name();
-pub const REMOTE_LOAD: &str = OpKind::RemoteLoad.name();
-pub const TILE_LOAD: &str = OpKind::TileLoad.name();
-pub const READ: &str = OpKind::Read.name();
-pub const NOTIFY: &str = OpKind::Notify.name();
-pub const WAIT: &str = OpKind::Wait.name();
-pub const FENCE: &str = OpKind::Fence.name();
-pub const CACHE_INVALID: &str = OpKind::CacheInvalid.name();
-pub const SUBMIT: &str = OpKind::Submit.name();
-pub const ALL_TO_ALL_V: &str = OpKind::AllToAllV.name();
-pub const ALL_REDUCE: &str = OpKind::AllReduce.name();
-pub const BARRIER: &str = OpKind::Barrier.name();
-pub const CAL_ALL_TO_ALL_V_BLOCKS: &str = OpKind::CalAllToAllVBlocks.name();
-pub const COMM_SIZE: &str = OpKind::CommSize.name();
-pub const RANK: &str = OpKind::Rank.name();
-
-pub const FUNC: &str = "func.func";
-pub const ARITH_CONSTANT: &str = "arith.constant";
-pub const CALL: &str = "func.call";
-pub const RETURN: &str = "func.return";
-
-pub const SCF_FOR: &str = "scf.for";
-pub const SCF_WHILE: &str = "scf.while";
-pub const SCF_PARALLEL: &str = "scf.parallel";
-pub const SCF_FORALL: &str = "scf.forall";
-pub const SCF_IF: &str = "scf.if";
-pub const SCF_EXECUTE_REGION: &str = "scf.execute_region";
-pub const SCF_INDEX_SWITCH: &str = "scf.index_switch";
-pub const SCF_YIELD: &str = "scf.yield";
-pub const SCF_CONDITION: &str = "scf.condition";
 
 /// Function attributes.
 pub const ATTR_KIND: &str = "ccl.kind";
 pub const ATTR_LEVEL: &str = "ccl.level";
 pub const ATTR_ROLE: &str = "ccl.role";
 pub const ATTR_BUILTIN_TEMPLATE_DIR: &str = "ccl.builtin_template_dir";
-/// Op attributes.
-pub const ATTR_LAUNCH_WIDTH: &str = "launch_width";
-pub const ATTR_SIGNAL_STRIDE: &str = "signal_stride";
-pub const ATTR_CALLEE: &str = "callee";
+/// The launch width a kernel (or a call launching it) runs with.
+pub const ATTR_LAUNCH_WIDTH: &str = "ccl.launch_width";
 
 /// The window memory space, as MLIR prints it inside a memref type.
 pub const WINDOW_SPACE: &str = "#ccl.window";
@@ -62,7 +28,7 @@ pub const WINDOW_SPACE: &str = "#ccl.window";
 pub const KINDS: &[&str] = &["incore", "aic", "aiv", "orchestration", "graph", "group", "spmd", "opaque"];
 
 /// What a function is, by its `ccl.kind` (and level/role) attributes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FunctionKind {
     /// `incore`, `aic`, `aiv`: a device kernel.
     InCore,
@@ -73,7 +39,8 @@ pub enum FunctionKind {
 }
 
 impl FunctionKind {
-    /// Classifies a `ccl.kind` value; `None` for a value DIALECT.md does not list.
+    /// Classifies a `ccl.kind` value; `None` for a value the dialect does
+    /// not list (`""` included).
     pub fn from_kind(kind: &str) -> Option<Self> {
         match kind {
             "incore" | "aic" | "aiv" => Some(FunctionKind::InCore),
@@ -84,29 +51,29 @@ impl FunctionKind {
     }
 }
 
-/// Ops with no side effect (DIALECT.md, "Control flow").
-pub fn is_side_effect_free(name: &str) -> bool {
-    is_side_effect_free_bytes(name.as_bytes())
-}
+/// The upstream ops that are side-effect-free for the passes (besides every
+/// op of `arith`, `index` and `math`, the `Pure` ccl ops and terminators):
+/// views, which make no copy (a view of a window-bound memref is
+/// window-bound).
+const VIEW_OPS: &[&str] = &["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast"];
 
-pub fn is_terminator_name(name: &str) -> bool {
-    is_terminator_bytes(name.as_bytes())
-}
+/// The terminators of structured regions and functions.
+const TERMINATORS: &[&str] = &["scf.yield", "scf.condition", "func.return"];
 
-// The two tests on bytes, so that `Interned` can apply them to a name MLIR
-// hands over without validating it as UTF-8 first.
+// The tests on bytes, so that they apply to a name MLIR hands over without
+// validating it as UTF-8 first.
 
 fn is_side_effect_free_bytes(name: &[u8]) -> bool {
     name.starts_with(b"arith.")
         || name.starts_with(b"index.")
         || name.starts_with(b"math.")
         || is_terminator_bytes(name)
+        || VIEW_OPS.iter().any(|view| view.as_bytes() == name)
         || OpKind::ALL.iter().any(|kind| kind.is_pure() && kind.name().as_bytes() == name)
 }
 
 fn is_terminator_bytes(name: &[u8]) -> bool {
-    [SCF_YIELD, SCF_CONDITION, RETURN].iter().any(|terminator| terminator.as_bytes() == name)
-        || name.starts_with(b"scf.reduce")
+    TERMINATORS.iter().any(|terminator| terminator.as_bytes() == name) || name.starts_with(b"scf.reduce")
 }
 
 // ---------------------------------------------------------------------------
@@ -114,9 +81,7 @@ fn is_terminator_bytes(name: &[u8]) -> bool {
 // ---------------------------------------------------------------------------
 
 /// An op name as its context uniques it (an `MlirIdentifier`). Two names
-/// are equal exactly when they are the same identifier, so a pass tells ops
-/// apart by one pointer compare instead of fetching the string across the
-/// FFI boundary and comparing bytes.
+/// are equal exactly when they are the same identifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Name(*const c_void);
 
@@ -131,19 +96,15 @@ impl Name {
         Self(unsafe { mlirIdentifierGet(context, text) }.ptr)
     }
 
-    /// [`is_side_effect_free`] on this name (terminators included).
+    /// Whether ops of this name are side-effect-free (terminators included).
     pub fn is_side_effect_free(self) -> bool {
         is_side_effect_free_bytes(self.bytes())
     }
 
-    /// The characters, read in place (no UTF-8 check); the caller must not
-    /// keep them past the context.
+    /// The characters, read in place by pointer and length.
     fn bytes(&self) -> &[u8] {
         let text = unsafe { mlirIdentifierStr(MlirIdentifier { ptr: self.0 as *mut c_void }) };
-        if text.data.is_null() {
-            return &[];
-        }
-        unsafe { std::slice::from_raw_parts(text.data as *const u8, text.length) }
+        unsafe { crate::strings::bytes_of(text) }
     }
 }
 
@@ -152,24 +113,12 @@ impl Name {
 pub struct Interned {
     context: *const c_void,
     window: *const c_void,
-    pub func: Name,
-    pub call: Name,
-    pub submit: Name,
-    pub tile_store: Name,
-    pub tensor_write: Name,
-    pub get: Name,
-    pub remote_store: Name,
-    pub put: Name,
-    pub read: Name,
-    pub wait: Name,
-    pub fence: Name,
-    pub cache_invalid: Name,
-    pub all_to_all_v: Name,
-    pub all_reduce: Name,
-    pub barrier: Name,
-    pub cal_all_to_all_v_blocks: Name,
     /// Every ccl op, by `OpKind` index.
     ccl: [Name; OpKind::ALL.len()],
+    pub module: Name,
+    pub func: Name,
+    pub call: Name,
+    pub func_return: Name,
     pub arith_constant: Name,
     pub scf_for: Name,
     pub scf_while: Name,
@@ -198,31 +147,19 @@ impl Interned {
         Self {
             context: context.ptr,
             window: window_space(context),
-            func: name(FUNC),
-            call: name(CALL),
-            submit: name(SUBMIT),
-            tile_store: name(TILE_STORE),
-            tensor_write: name(TENSOR_WRITE),
-            get: name(GET),
-            remote_store: name(REMOTE_STORE),
-            put: name(PUT),
-            read: name(READ),
-            wait: name(WAIT),
-            fence: name(FENCE),
-            cache_invalid: name(CACHE_INVALID),
-            all_to_all_v: name(ALL_TO_ALL_V),
-            all_reduce: name(ALL_REDUCE),
-            barrier: name(BARRIER),
-            cal_all_to_all_v_blocks: name(CAL_ALL_TO_ALL_V_BLOCKS),
             ccl: OpKind::ALL.map(|kind| name(kind.name())),
-            arith_constant: name(ARITH_CONSTANT),
-            scf_for: name(SCF_FOR),
-            scf_while: name(SCF_WHILE),
-            scf_parallel: name(SCF_PARALLEL),
-            scf_forall: name(SCF_FORALL),
-            scf_if: name(SCF_IF),
-            scf_index_switch: name(SCF_INDEX_SWITCH),
-            scf_execute_region: name(SCF_EXECUTE_REGION),
+            module: name("builtin.module"),
+            func: name("func.func"),
+            call: name("func.call"),
+            func_return: name("func.return"),
+            arith_constant: name("arith.constant"),
+            scf_for: name("scf.for"),
+            scf_while: name("scf.while"),
+            scf_parallel: name("scf.parallel"),
+            scf_forall: name("scf.forall"),
+            scf_if: name("scf.if"),
+            scf_index_switch: name("scf.index_switch"),
+            scf_execute_region: name("scf.execute_region"),
         }
     }
 
@@ -242,11 +179,15 @@ impl Interned {
         self.ccl.iter().position(|known| *known == name).map(|index| OpKind::ALL[index])
     }
 
+    /// Whether `name` is the ccl op `kind`.
+    pub fn is(&self, name: Name, kind: OpKind) -> bool {
+        self.ccl[kind as usize] == name
+    }
+
     /// `scf.for`, `scf.while`, `scf.parallel` or `scf.forall`.
     pub fn is_loop(&self, name: Name) -> bool {
         name == self.scf_for || name == self.scf_while || name == self.scf_parallel || name == self.scf_forall
     }
-
 
     /// Whether memory-space attribute `space` (not null) is `#ccl.window`:
     /// a pointer compare, with the printed form as the reference when the
@@ -255,12 +196,20 @@ impl Interned {
         if !self.window.is_null() {
             return std::ptr::eq(space.ptr, self.window);
         }
-        crate::ir::is_window_space(space)
+        let mut printed = Vec::new();
+        unsafe {
+            mlirAttributePrint(space, Some(append), &mut printed as *mut Vec<u8> as *mut c_void);
+        }
+        printed == WINDOW_SPACE.as_bytes()
     }
 }
 
-/// `#ccl.window` in `context`, or null when the ccl dialect is not loaded
-/// there (parsing would then report an error).
+unsafe extern "C" fn append(chunk: MlirStringRef, data: *mut c_void) {
+    let out = unsafe { &mut *(data as *mut Vec<u8>) };
+    out.extend_from_slice(unsafe { crate::strings::bytes_of(chunk) });
+}
+
+/// `#ccl.window` in `context`, or null when the ccl dialect is not there.
 fn window_space(context: MlirContext) -> *const c_void {
     let dialect = "ccl";
     let loaded = unsafe {

@@ -25,7 +25,8 @@ pub fn parse<'c>(context: &'c Context, source: &str) -> Module<'c> {
 
 /// The `func.func` called `name` at the top of `module`.
 pub fn function<'c, 'a>(module: &'a Module<'c>, name: &str) -> OperationRef<'c, 'a> {
-    crate::ir::SymbolTable::of_module(module.as_operation()).lookup_function(name).expect("function exists")
+    let body = crate::ir::regions(module.as_operation()).flat_map(crate::ir::blocks);
+    body.flat_map(crate::ir::ops).find(|op| crate::ir::symbol_name(*op) == Some(name)).expect("function exists")
 }
 
 /// The interned names of `module`'s context.

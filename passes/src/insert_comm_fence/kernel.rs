@@ -13,7 +13,9 @@ use super::{
 use crate::{
     framework::PassContext,
     ir,
-    names::{FunctionKind, Interned, Name},
+    comm_order::model::OpHandle,
+    names::{Interned, Name},
+    ods::{CclOp, OpKind},
 };
 use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, OperationRef, Value};
 
@@ -28,17 +30,6 @@ pub enum Marker<'c, 'a> {
     WholeInvalidateAndFence,
     /// Rules 4 and 5: `ccl.cacheinvalid()`.
     WholeInvalidate,
-}
-
-/// The index of the `dst` operand of a local publish op, if `name` is one.
-fn local_publish_dst(names: &Interned, name: Name) -> Option<usize> {
-    if name == names.tile_store {
-        Some(1)
-    } else if name == names.tensor_write || name == names.get {
-        Some(0)
-    } else {
-        None
-    }
 }
 
 /// The insertions rules 1-5 ask for in `func`, in walk order.
@@ -60,32 +51,37 @@ pub fn plan<'c, 'a>(
             let next = cursor;
             let next2 = || next.and_then(|n| n.next_in_block());
             let next_is_whole_invalidate = next.is_some_and(|n| ir::is_whole_cache_invalid(names, n));
-            if let Some(dst_index) = local_publish_dst(names, name) {
+            let kind = names.kind(name);
+            let local_dst = match kind.and_then(|kind| CclOp::view(kind, op)) {
+                Some(CclOp::TileStore(store)) => Some(store.dst()),
+                Some(CclOp::TensorWrite(write)) => Some(write.dst()),
+                Some(CclOp::Get(get)) => Some(get.dst()),
+                _ => None,
+            };
+            if let Some(dst) = local_dst {
                 // Rule 1 (only window-bound destinations publish; rule 6).
-                if let Ok(dst) = op.operand(dst_index) {
-                    if ir::is_window_bound(names, dst) {
-                        let present = next.is_some_and(|n| ir::is_region_cache_invalid_of(names, n, dst))
-                            && next2().is_some_and(|n| ir::is_fence(names, n));
-                        if !present {
-                            plan.push((op, Marker::RegionInvalidateAndFence(dst)));
-                        }
+                if ir::is_window_bound(names, dst) {
+                    let present = next.is_some_and(|n| ir::is_region_cache_invalid_of(names, n, dst))
+                        && next2().is_some_and(|n| ir::is_fence(names, n));
+                    if !present {
+                        plan.push((op, Marker::RegionInvalidateAndFence(dst)));
                     }
                 }
-            } else if name == names.remote_store || name == names.put {
+            } else if matches!(kind, Some(OpKind::RemoteStore | OpKind::Put)) {
                 // Rule 2.
                 if !next.is_some_and(|n| ir::is_fence(names, n)) {
                     plan.push((op, Marker::Fence));
                 }
-            } else if name == names.submit || name == names.call {
+            } else if kind == Some(OpKind::Submit) || name == names.call {
                 // Rule 3.
                 if !(next_is_whole_invalidate && next2().is_some_and(|n| ir::is_fence(names, n))) {
                     plan.push((op, Marker::WholeInvalidateAndFence));
                 }
-            } else if name == names.wait {
+            } else if kind == Some(OpKind::Wait) {
                 // Rule 4: the next op that is not side-effect-free.
                 let following = std::iter::successors(next, |o| o.next_in_block()).find(|&o| !ir::is_side_effect_free(o));
-                let shared =
-                    following.is_some_and(|o| Name::of(o) == names.wait || ir::is_whole_cache_invalid(names, o));
+                let shared = following
+                    .is_some_and(|o| names.is(Name::of(o), OpKind::Wait) || ir::is_whole_cache_invalid(names, o));
                 if !shared {
                     plan.push((op, Marker::WholeInvalidate));
                 }
@@ -151,26 +147,15 @@ thread_local! {
     static MEMO: std::cell::RefCell<Memo> = std::cell::RefCell::new(Memo::default());
 }
 
-/// Phase A on every InCore function of `functions`, one task per function
-/// on MLIR's thread pool; returns how many marker ops it inserted.
-pub fn run_phase_a(
-    module: OperationRef<'_, '_>,
-    functions: &[(OperationRef<'_, '_>, FunctionKind)],
-    cx: &PassContext<'_>,
-    stats: &InsertStatistics,
-) -> u64 {
-    let names = Interned::new(ir::context_of(module));
-    // Addresses, not references: a task rebuilds its function's reference
-    // on the thread it runs on (melior's references are not `Send`).
-    let kernels: Vec<usize> = functions
-        .iter()
-        .filter(|(_, kind)| *kind == FunctionKind::InCore)
-        .map(|(func, _)| ir::op_key(*func))
-        .collect();
+/// Phase A on the InCore functions `kernels` (by address: a task rebuilds
+/// its function's reference on the thread it runs on, as melior's
+/// references are not `Send`), one task per function on MLIR's thread
+/// pool; returns how many marker ops it inserted.
+pub fn run_phase_a(names: &Interned, kernels: &[OpHandle], cx: &PassContext<'_>, stats: &InsertStatistics) -> u64 {
     let total = std::sync::atomic::AtomicU64::new(0);
     cx.parallel_for(kernels.len(), &|index| {
         let func = ir::op_at(kernels[index]);
-        let plan = MEMO.with(|memo| plan(func, &names, &mut memo.borrow_mut()));
+        let plan = MEMO.with(|memo| plan(func, names, &mut memo.borrow_mut()));
         let inserted = apply(&plan);
         stats.region_invalidates.add(inserted.region_invalidates);
         stats.whole_invalidates.add(inserted.whole_invalidates);

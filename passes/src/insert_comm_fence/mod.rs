@@ -9,27 +9,28 @@
 //!    time, so the functions are handed to MLIR's thread pool, one per task,
 //!    as a function pass would be; a task reads and changes nothing outside
 //!    its function.
-//! 2. Phase B ([`orchestration`]): it needs the whole module at once (the
-//!    call graph, the scan of every orchestration-like function) and changes
-//!    other functions than the one it reads, so it runs after Phase A, on
-//!    this thread. Unknown `ccl.kind` values are reported before either
-//!    phase, in module order, so error output does not depend on thread
+//! 2. Phase B ([`prologue`]): the scan of the shared model
+//!    (`comm_order`) finds every kernel launched after a publish; they get
+//!    the prologue. It needs the whole module at once and changes other
+//!    functions than the ones it reads, so it runs after Phase A, on this
+//!    thread. Unknown `ccl.kind` values are reported before either phase,
+//!    in module order, so error output does not depend on thread
 //!    scheduling.
 //!
-//! Modules: [`purity`] (the three-state pure-wait-loop classification and
-//! the "reads memory" test), [`call_graph`] (petgraph call graph and
-//! SCC-memoised wrapper resolution), [`kernel`], [`orchestration`].
+//! [`purity`] is the three-state pure-wait-loop classification of Phase A
+//! and its "reads memory" test.
 
-pub mod call_graph;
 pub mod kernel;
-pub mod orchestration;
+pub mod prologue;
 pub mod purity;
 
 #[cfg(test)]
 mod tests;
 
 use crate::{
-    framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo},
+    comm_order::model::{self, Bodies},
+    framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
+    names::{FunctionKind, Interned},
     pass_statistics,
 };
 use melior::ir::OperationRef;
@@ -68,19 +69,25 @@ struct InsertCommFence {
 impl CclPass for InsertCommFence {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         // Unknown kinds are reported first, all of them, in module order.
-        let functions = match orchestration::classify_functions(module) {
-            Ok(functions) => functions,
-            Err(errors) => {
-                errors.into_iter().for_each(|error| cx.report(error));
+        let model = match model::lower_module(module, Bodies::NotInCore) {
+            Ok(model) => model,
+            Err(bad) => {
+                for kind in bad {
+                    cx.report(Report::error_at(model::op_ref(kind.op), kind.message));
+                }
                 return Err(PassFailed);
             }
         };
-        let inserted = kernel::run_phase_a(module, &functions, cx, &self.stats);
-        let outcome = orchestration::run_on_module(module, &functions);
+        let names = Interned::new(crate::ir::context_of(module));
+        let kernels: Vec<_> =
+            model.functions.iter().filter(|f| f.kind == FunctionKind::InCore).map(|f| f.op).collect();
+        let inserted = kernel::run_phase_a(&names, &kernels, cx, &self.stats);
+        let outcome = prologue::mark(&model);
+        let prologues = prologue::insert(&names, &model, &outcome.marked);
         self.stats.kernels_marked.add(outcome.marked.len() as u64);
-        self.stats.prologues.add(outcome.prologues_inserted);
-        self.stats.loops_rescanned.add(outcome.loops_rescanned);
-        if inserted == 0 && outcome.prologues_inserted == 0 {
+        self.stats.prologues.add(prologues);
+        self.stats.loops_rescanned.add(outcome.scan.rescans);
+        if inserted == 0 && prologues == 0 {
             cx.preserve_all();
         }
         Ok(())

@@ -8,6 +8,7 @@
 use crate::{
     ir,
     names::{Interned, Name},
+    ods::OpKind,
 };
 use melior::ir::{operation::OperationLike, BlockRef, OperationRef, RegionRef, Value};
 use mlir_sys::MlirValue;
@@ -70,7 +71,7 @@ impl<'n> Classifier<'n> {
         // Waits and the five control-flow ops are never side-effect-free, so
         // they are told apart by name first; the side-effect test (which may
         // ask MLIR for the block's terminator) runs only for other ops.
-        if name == names.wait {
+        if names.is(name, OpKind::Wait) {
             return Purity::PureWithWait;
         }
         if !(names.is_loop(name) || name == names.scf_if) {
@@ -157,7 +158,7 @@ impl<'n> Classifier<'n> {
                 continue;
             };
             let name = Name::of(def);
-            if name == self.names.read {
+            if self.names.is(name, OpKind::Read) {
                 self.memo.reads.insert(key, true);
                 continue;
             }
@@ -198,7 +199,7 @@ impl<'n> Classifier<'n> {
     }
 
     fn op_uses_read(&mut self, op: OperationRef<'_, '_>) -> bool {
-        if Name::of(op) == self.names.read {
+        if self.names.is(Name::of(op), OpKind::Read) {
             return true;
         }
         if let Some(known) = self.memo.uses_read.get(&ir::op_key(op)) {

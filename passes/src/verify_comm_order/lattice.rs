@@ -21,7 +21,7 @@
 //! fixpoints are reached fast; `Summary` makes loops cost one extra walk at
 //! most instead of an iteration count (see `kernel`).
 
-use super::model::WindowId;
+use crate::comm_order::model::WindowId;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The window key of an opaque publish: no region invalidate matches it.
@@ -41,6 +41,8 @@ pub struct Rel(u8);
 
 impl Rel {
     pub const IDENTITY: Rel = Rel(0b101);
+    /// No path: nothing gets through.
+    pub const NONE: Rel = Rel(0b000);
     /// `ccl.fence`: stage 1 stays, stage 2 is discharged.
     pub const FENCE: Rel = Rel(0b001);
     /// An invalidate that applies: stage 1 becomes stage 2.
@@ -151,14 +153,23 @@ pub struct State {
     pub need_fence: Sources,
     /// Wait facts (and `ENTRY`).
     pub waits: Sources,
+    /// No path from the function's entry gets here (after a region that
+    /// never completes): nothing happens, no source generates a fact.
+    pub dead: bool,
 }
 
 impl State {
+    /// The state of a point no path reaches.
+    pub fn dead() -> Self {
+        State { dead: true, ..State::default() }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.need_invalidate.is_empty() && self.need_fence.is_empty() && self.waits.is_empty()
     }
 
     pub fn union_with(&mut self, other: &State) {
+        self.dead &= other.dead;
         for (&window, sources) in &other.need_invalidate {
             self.need_invalidate.entry(window).or_default().extend(sources.iter().copied());
         }

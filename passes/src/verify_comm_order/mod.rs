@@ -17,9 +17,8 @@
 
 pub mod kernel;
 pub mod lattice;
-pub mod model;
+pub mod launches;
 pub mod oracle;
-pub mod orchestration;
 
 use crate::{
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
@@ -28,8 +27,8 @@ use crate::{
 };
 use kernel::{Missing, SinkKind, SourceKind, Violation};
 use melior::ir::{operation::OperationLike, Location, OperationRef};
-use model::{Module, OpHandle};
-use orchestration::LaunchViolation;
+use crate::comm_order::model::{self, Bodies, Module, OpHandle};
+use launches::LaunchViolation;
 
 pass_options! {
     /// The checker's options.
@@ -97,7 +96,7 @@ pub fn analyse(module: &Module) -> Findings {
         unprotected[index] = report.unprotected_read.map(|(_, op)| op);
         findings.kernel_violations.extend(report.violations.into_iter().map(|v| (index, v)));
     }
-    let phase_b = orchestration::check(module, &unprotected);
+    let phase_b = launches::check(module, &unprotected);
     findings.scan_targets = phase_b.scan_targets;
     findings.launches_checked = phase_b.launches_checked;
     findings.launch_violations = phase_b.violations;
@@ -127,7 +126,7 @@ type Checked = Result<(Module, Findings), Vec<model::BadKind>>;
 
 fn check(handle: OpHandle) -> Checked {
     // SAFETY: the module the pass runs on, alive and unchanged for the run.
-    let module = model::lower_module(unsafe { model::op_ref(handle) })?;
+    let module = model::lower_module(model::op_ref(handle), Bodies::All)?;
     let findings = analyse(&module);
     Ok((module, findings))
 }
@@ -193,14 +192,13 @@ impl CclPass for VerifyCommOrder {
 }
 
 fn loc<'c>(handle: OpHandle) -> Location<'c> {
-    // SAFETY: handles come from lowering the module this run is checking,
-    // which nothing has changed since.
-    unsafe { model::op_ref(handle) }.location()
+    // Handles come from lowering the module this run is checking, which
+    // nothing has changed since.
+    model::op_ref(handle).location()
 }
 
 fn op_name(handle: OpHandle) -> String {
-    let op = unsafe { model::op_ref(handle) };
-    crate::ir::op_name(op).to_string()
+    crate::ir::op_name(model::op_ref(handle)).to_string()
 }
 
 /// The error message of a kernel violation.

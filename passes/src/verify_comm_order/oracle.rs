@@ -6,7 +6,7 @@
 //! with `kernel` but the tree it runs on. Its cost is exponential in loop
 //! nesting; property tests run it on small programs and compare.
 
-use super::model::{EventKind, Function, Node, Region, WindowId};
+use crate::comm_order::model::{EventKind, Function, Node, Region, WindowId};
 use std::collections::BTreeSet;
 
 /// The (source order, sink order) pairs that violate the kernel rules, and
@@ -66,7 +66,7 @@ pub fn check(function: &Function) -> OracleReport {
 }
 
 fn collect_sources(region: &Region, out: &mut Vec<(u32, Tracked)>) {
-    for node in region.blocks.iter().flatten() {
+    for node in region.blocks.iter().flat_map(|block| &block.nodes) {
         match node {
             Node::Event(event) => {
                 let tracked = match event.kind {
@@ -97,25 +97,32 @@ fn collect_sources(region: &Region, out: &mut Vec<(u32, Tracked)>) {
 }
 
 impl Run {
+    /// Every block's incoming states, iterated naively until nothing
+    /// changes: the entry from `states`, each other block from what its
+    /// predecessors end with (no path state at all for a block no path
+    /// reaches). The region ends with what its exit blocks end with.
     fn region(&mut self, region: &Region, states: States) -> States {
-        match region.blocks.as_slice() {
-            [] => states,
-            [entry, rest @ ..] => {
-                let mut acc = self.block(entry, states);
-                if !rest.is_empty() {
-                    loop {
-                        let mut next = acc;
-                        for block in rest {
-                            next |= self.block(block, acc);
-                        }
-                        if next == acc {
-                            break;
-                        }
-                        acc = next;
-                    }
+        let blocks = &region.blocks;
+        if blocks.is_empty() {
+            return states;
+        }
+        let mut incoming: Vec<States> = (0..blocks.len()).map(|b| if b == 0 { states } else { 0 }).collect();
+        loop {
+            let mut next = incoming.clone();
+            let mut exit = 0;
+            for (b, block) in blocks.iter().enumerate() {
+                let out = self.block(&block.nodes, incoming[b]);
+                if block.successors.is_empty() {
+                    exit |= out;
                 }
-                acc
+                for &s in &block.successors {
+                    next[s as usize] |= out;
+                }
             }
+            if next == incoming {
+                return exit;
+            }
+            incoming = next;
         }
     }
 

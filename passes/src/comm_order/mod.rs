@@ -1,0 +1,21 @@
+//! The one model of a program that `ccl-insert-comm-fence` and
+//! `ccl-verify-comm-order` both read (docs/semantics.md):
+//!
+//! - [`model`]: the module lowered to a tree of the ops that matter, with
+//!   function kinds and the successor edges of multi-block regions;
+//! - [`call_graph`]: the call graph (petgraph), its components and wrapper
+//!   resolution, all walks iterative;
+//! - [`scan`]: the Phase B scan, with per-function publish summaries.
+//!
+//! The insert pass scans to decide which kernels get a prologue; the
+//! checker scans the same way to decide which kernels must have one, and
+//! checks the kernels themselves along real successor edges. The slow
+//! oracle of the property tests (`verify_comm_order::oracle`) shares only
+//! the tree with them.
+
+pub mod call_graph;
+pub mod model;
+pub mod scan;
+
+#[cfg(test)]
+mod tests;

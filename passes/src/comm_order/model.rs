@@ -1,0 +1,348 @@
+//! The passes' shared view of a module: a small tree of the ops that matter
+//! for communication order (publishes, markers, signals, GM reads, calls,
+//! collectives) inside the control flow that contains them, structured
+//! (`scf`) or not (blocks with their successor edges).
+//!
+//! Everything else (arith, index, math, loads from plain memrefs, ...) is
+//! dropped while lowering, and a control-flow op whose regions hold nothing
+//! that matters is dropped too, so the analyses run on a tree that is often
+//! much smaller than the IR. The tree holds raw op handles only to locate
+//! diagnostics and rewrites; the analyses themselves are pure Rust and
+//! tests drive them without MLIR.
+
+use crate::{
+    ir,
+    names::{FunctionKind, Interned, Name},
+};
+use melior::ir::{operation::OperationLike, r#type::TypeLike, BlockRef, OperationRef, RegionLike, RegionRef, Value};
+use rustc_hash::FxHashMap;
+
+/// A raw `MlirOperation` pointer, valid while the module is.
+pub type OpHandle = usize;
+
+/// The window of a local publish or region invalidate: the SSA value's
+/// identity, numbered per function in order of appearance.
+pub type WindowId = u32;
+
+/// What an op means for communication order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// `tile_store` / `tensor_write` / `get`; `window` is the `dst` when it
+    /// is window-bound (a local publish), `None` for a plain memref.
+    Store { window: Option<WindowId> },
+    /// `remote_store` / `put`: a remote publish.
+    RemoteStore,
+    /// `func.call` or `ccl.submit`; `callee` indexes `Module::functions`
+    /// when the flat symbol names a function of the module.
+    Call { callee: Option<usize>, submit: bool },
+    /// `all_to_all_v`, `all_reduce`, `barrier`.
+    Collective,
+    Wait,
+    Fence,
+    /// `ccl.cacheinvalid(W)` (`Some`) or whole-GM `ccl.cacheinvalid()`.
+    Invalidate(Option<WindowId>),
+    Notify,
+    /// `func.return` (of the function itself).
+    Return,
+    /// `read`, `tile_load`, `remote_load`.
+    GmRead,
+}
+
+/// One relevant op: its handle, its pre-order index in its function (a
+/// stable identity and the order diagnostics are sorted by) and its meaning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub op: OpHandle,
+    pub order: u32,
+    pub kind: EventKind,
+}
+
+/// A block: its nodes, and the blocks of its region its terminator branches
+/// to (indices into `Region::blocks`). A block without successors leaves
+/// the region.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Block {
+    pub nodes: Vec<Node>,
+    pub successors: Vec<u32>,
+}
+
+/// A region: its blocks in region order, the first the entry. `id` numbers
+/// the regions of one function (for memoised summaries).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Region {
+    pub id: u32,
+    pub blocks: Vec<Block>,
+}
+
+impl Region {
+    pub fn is_empty(&self) -> bool {
+        self.blocks.iter().all(|block| block.nodes.is_empty())
+    }
+
+    /// A structured region's nodes: its one block (empty for no block).
+    pub fn single_block(&self) -> Option<&[Node]> {
+        match self.blocks.as_slice() {
+            [] => Some(&[]),
+            [block] => Some(&block.nodes),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopKind {
+    /// `scf.for`: iterations in order.
+    Sequential,
+    /// `scf.parallel`, `scf.forall`: iterations unordered.
+    Parallel,
+}
+
+/// A node of the tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    Event(Event),
+    /// `scf.if`: then, and else (`None` when the else region is empty).
+    If { then: Region, otherwise: Option<Region> },
+    /// `scf.index_switch` and the like: exactly one region runs.
+    Switch { cases: Vec<Region> },
+    /// A one-region loop; zero or more iterations.
+    Loop { kind: LoopKind, body: Region },
+    /// `scf.while`: `before` runs at least once, then `after` and `before`
+    /// again zero or more times; the loop exits after `before`.
+    While { before: Region, after: Region },
+    /// `scf.execute_region`: its body once.
+    Scope { body: Region },
+    /// Any other op with regions: its regions may run in sequence, zero or
+    /// more times (the conservative reading).
+    Opaque { regions: Vec<Region> },
+}
+
+/// One `func.func` of the module.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub op: OpHandle,
+    pub kind: FunctionKind,
+    pub builtin_template: bool,
+    /// `None` for a declaration.
+    pub body: Option<Region>,
+    /// How many regions `body` numbers (ids are `0..region_count`).
+    pub region_count: u32,
+    /// How many windows the function's events name.
+    pub window_count: u32,
+    /// How many ops the function has (events or not).
+    pub op_count: u32,
+}
+
+/// The module's top-level functions, in module order.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub functions: Vec<Function>,
+    pub by_name: FxHashMap<String, usize>,
+}
+
+impl Module {
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.by_name.get(name).map(|&index| &self.functions[index])
+    }
+}
+
+/// A function whose `ccl.kind` is not one the dialect lists.
+#[derive(Clone, Debug)]
+pub struct BadKind {
+    pub op: OpHandle,
+    pub message: String,
+}
+
+/// Which function bodies a pass needs lowered (the others keep their
+/// kind, name and flags, with no body).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bodies {
+    All,
+    /// All but InCore functions': what the Phase B scan and wrapper
+    /// resolution read.
+    NotInCore,
+}
+
+/// Lowers the top-level `func.func`s of `module`; the unknown kinds, all
+/// of them in module order, when there are any.
+pub fn lower_module(module: OperationRef<'_, '_>, bodies: Bodies) -> Result<Module, Vec<BadKind>> {
+    let names = Interned::new(ir::context_of(module));
+    let mut functions = Vec::new();
+    let mut bad = Vec::new();
+    for block in ir::regions(module).flat_map(ir::blocks) {
+        for op in ir::ops(block) {
+            if Name::of(op) != names.func {
+                continue;
+            }
+            match ir::function_kind(op) {
+                Ok(kind) => functions.push((op, kind)),
+                Err(unknown) => bad.push(BadKind { op: ir::op_key(op), message: unknown.to_string() }),
+            }
+        }
+    }
+    if !bad.is_empty() {
+        return Err(bad);
+    }
+    let mut out = Module::default();
+    for (index, (op, _)) in functions.iter().enumerate() {
+        if let Some(name) = ir::symbol_name(*op) {
+            out.by_name.entry(name.to_string()).or_insert(index);
+        }
+    }
+    let mut window_types = FxHashMap::default();
+    for (op, kind) in functions {
+        let lower = bodies == Bodies::All || kind != FunctionKind::InCore;
+        let function = Lowerer::function(op, kind, lower, &names, &out.by_name, &mut window_types);
+        out.functions.push(function);
+    }
+    Ok(out)
+}
+
+struct Lowerer<'t> {
+    names: &'t Interned,
+    by_name: &'t FxHashMap<String, usize>,
+    order: u32,
+    regions: u32,
+    windows: FxHashMap<usize, WindowId>,
+    /// Memo: is a memref type (by its uniqued pointer) window-bound?
+    window_types: &'t mut FxHashMap<usize, bool>,
+}
+
+impl<'t> Lowerer<'t> {
+    fn function(
+        func: OperationRef<'_, '_>,
+        kind: FunctionKind,
+        lower: bool,
+        names: &'t Interned,
+        by_name: &'t FxHashMap<String, usize>,
+        window_types: &'t mut FxHashMap<usize, bool>,
+    ) -> Function {
+        let mut lowerer =
+            Lowerer { names, by_name, order: 0, regions: 0, windows: FxHashMap::default(), window_types };
+        let body = ir::regions(func)
+            .next()
+            .filter(|region| lower && region.first_block().is_some())
+            .map(|region| lowerer.region(region));
+        Function {
+            name: ir::symbol_name(func).unwrap_or_default().to_string(),
+            op: ir::op_key(func),
+            kind,
+            builtin_template: func.has_attribute(crate::names::ATTR_BUILTIN_TEMPLATE_DIR),
+            body,
+            region_count: lowerer.regions,
+            window_count: lowerer.windows.len() as u32,
+            op_count: lowerer.order,
+        }
+    }
+
+    fn region(&mut self, region: RegionRef<'_, '_>) -> Region {
+        let id = self.regions;
+        self.regions += 1;
+        let refs: Vec<BlockRef<'_, '_>> = ir::blocks(region).collect();
+        let index: FxHashMap<usize, u32> =
+            refs.iter().enumerate().map(|(i, block)| (ir::block_key(*block), i as u32)).collect();
+        let blocks = refs
+            .iter()
+            .map(|block| {
+                let nodes = ir::ops(*block).filter_map(|op| self.op(op)).collect();
+                // Only multi-block regions branch; a successor outside the
+                // region cannot be (the verifier rejects it).
+                let successors = if refs.len() > 1 {
+                    ir::successor_keys(*block).iter().filter_map(|key| index.get(key).copied()).collect()
+                } else {
+                    Vec::new()
+                };
+                Block { nodes, successors }
+            })
+            .collect();
+        Region { id, blocks }
+    }
+
+    fn window_of(&mut self, value: Value<'_, '_>) -> Option<WindowId> {
+        let ty = melior::ir::ValueLike::r#type(&value);
+        let names = self.names;
+        let bound = *self
+            .window_types
+            .entry(ty.to_raw().ptr as usize)
+            .or_insert_with(|| ir::is_window_bound(names, value));
+        bound.then(|| self.window_id(value))
+    }
+
+    fn window_id(&mut self, value: Value<'_, '_>) -> WindowId {
+        let next = self.windows.len() as WindowId;
+        *self.windows.entry(ir::value_key(value)).or_insert(next)
+    }
+
+    fn op(&mut self, op: OperationRef<'_, '_>) -> Option<Node> {
+        let order = self.order;
+        self.order += 1;
+        let name = Name::of(op);
+        let event = |kind| Some(Node::Event(Event { op: ir::op_key(op), order, kind }));
+        let names = self.names;
+        if let Some(kind) = names.kind(name) {
+            let view = crate::ods::CclOp::view(kind, op)?;
+            use crate::ods::CclOp as C;
+            return match view {
+                C::TileStore(store) => event(EventKind::Store { window: self.window_of(store.dst()) }),
+                C::TensorWrite(write) => event(EventKind::Store { window: self.window_of(write.dst()) }),
+                C::Get(get) => event(EventKind::Store { window: self.window_of(get.dst()) }),
+                C::RemoteStore(_) | C::Put(_) => event(EventKind::RemoteStore),
+                C::Submit(submit) => event(EventKind::Call { callee: self.callee(submit.callee()), submit: true }),
+                C::AllToAllV(_) | C::AllReduce(_) | C::Barrier(_) => event(EventKind::Collective),
+                C::Wait(_) => event(EventKind::Wait),
+                C::Fence(_) => event(EventKind::Fence),
+                // The region form names its target by SSA value; a target
+                // that is not window-bound still gets its own identity.
+                C::CacheInvalid(invalidate) => {
+                    event(EventKind::Invalidate(invalidate.target().map(|target| self.window_id(target))))
+                }
+                C::Notify(_) => event(EventKind::Notify),
+                C::Read(_) | C::TileLoad(_) | C::RemoteLoad(_) => event(EventKind::GmRead),
+                C::CalAllToAllVBlocks(_) | C::CommSize(_) | C::Rank(_) | C::BlockId(_) => None,
+            };
+        }
+        if name == names.call {
+            return event(EventKind::Call { callee: self.callee(ir::callee_symbol(op)), submit: false });
+        }
+        if name == names.func_return {
+            return event(EventKind::Return);
+        }
+        // A nested symbol table or function is not part of this body.
+        if name == names.func || name == names.module || op.region_count() == 0 {
+            return None;
+        }
+        let mut regions: Vec<Region> = ir::regions(op).map(|region| self.region(region)).collect();
+        if regions.iter().all(Region::is_empty) {
+            return None;
+        }
+        let count = regions.len();
+        Some(if name == names.scf_if && count == 2 {
+            let otherwise = regions.pop().filter(|r| !r.blocks.is_empty());
+            Node::If { then: regions.pop().unwrap_or_default(), otherwise }
+        } else if name == names.scf_index_switch {
+            Node::Switch { cases: regions }
+        } else if name == names.scf_for && count == 1 {
+            Node::Loop { kind: LoopKind::Sequential, body: regions.pop().unwrap_or_default() }
+        } else if (name == names.scf_parallel || name == names.scf_forall) && count == 1 {
+            Node::Loop { kind: LoopKind::Parallel, body: regions.pop().unwrap_or_default() }
+        } else if name == names.scf_while && count == 2 {
+            let after = regions.pop().unwrap_or_default();
+            Node::While { before: regions.pop().unwrap_or_default(), after }
+        } else if name == names.scf_execute_region && count == 1 {
+            Node::Scope { body: regions.pop().unwrap_or_default() }
+        } else {
+            Node::Opaque { regions }
+        })
+    }
+
+    fn callee(&self, symbol: Option<&str>) -> Option<usize> {
+        symbol.and_then(|name| self.by_name.get(name).copied())
+    }
+}
+
+/// Rebuilds an op reference from a handle (the module must be alive and
+/// unchanged since lowering).
+pub fn op_ref<'c, 'a>(handle: OpHandle) -> OperationRef<'c, 'a> {
+    ir::op_at(handle)
+}
