@@ -5,6 +5,9 @@
 //! the Rust passes are in MLIR's registry) -> run -> print. `ccl-opt` is
 //! MLIR's `MlirOptMain` over the same registry (`mlir::tools`).
 //!
+//! Every `unsafe` block of this crate is in [`mlir`], the FFI layer; the
+//! other modules forbid it.
+//!
 //! ```no_run
 //! let session = cclir::Session::new();
 //! let mut program = session.parse_file("examples/moe_dispatch.mlir")?;
@@ -14,16 +17,26 @@
 //! # Ok::<(), cclir::Error>(())
 //! ```
 
+#[forbid(unsafe_code)]
 pub mod diagnostics;
+#[forbid(unsafe_code)]
 pub mod dialect;
+#[forbid(unsafe_code)]
 pub mod fuzzing;
+#[forbid(unsafe_code)]
 pub mod generator;
+#[forbid(unsafe_code)]
 pub mod input;
 pub mod mlir;
+#[forbid(unsafe_code)]
 pub mod output;
+#[forbid(unsafe_code)]
 pub mod panic;
+#[forbid(unsafe_code)]
 pub mod pipeline;
+#[forbid(unsafe_code)]
 pub mod statistics;
+#[forbid(unsafe_code)]
 pub mod suggest;
 
 pub use cclir_passes as passes;

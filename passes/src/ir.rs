@@ -187,6 +187,11 @@ pub fn op_at<'c, 'a>(key: usize) -> OperationRef<'c, 'a> {
     unsafe { OperationRef::from_raw(mlir_sys::MlirOperation { ptr: key as *mut std::ffi::c_void }) }
 }
 
+/// The value at an address `value_key` gave, within the same pass run.
+pub fn value_at<'c, 'a>(key: usize) -> Value<'c, 'a> {
+    unsafe { Value::from_raw(mlir_sys::MlirValue { ptr: key as *const std::ffi::c_void }) }
+}
+
 pub fn value_key(value: Value<'_, '_>) -> usize {
     value.to_raw().ptr as usize
 }
@@ -735,4 +740,166 @@ unsafe fn position_of(loc: mlir_sys::MlirLocation) -> Option<SourcePosition> {
         return locations.into_iter().find_map(|inner| position_of(inner));
     }
     None
+}
+
+// ---------------------------------------------------------------------------
+// Building kernels (memref views, blocks)
+// ---------------------------------------------------------------------------
+
+/// A static or dynamic offset or size of a view.
+#[derive(Clone, Copy)]
+pub enum Extent<'c, 'a> {
+    Static(i64),
+    Dynamic(Value<'c, 'a>),
+}
+
+/// MLIR's marker for a dynamic size, offset or stride in shaped types and
+/// the static arrays of view ops.
+pub fn dynamic_extent() -> i64 {
+    unsafe { mlir_sys::mlirShapedTypeGetDynamicStrideOrOffset() }
+}
+
+/// The shape, element type and memory space of a ranked memref type.
+pub fn memref_parts(ty: Type<'_>) -> Option<(Vec<i64>, Type<'_>, Option<Attribute<'_>>)> {
+    unsafe {
+        let raw = ty.to_raw();
+        if !mlir_sys::mlirTypeIsAMemRef(raw) {
+            return None;
+        }
+        let shape = (0..mlir_sys::mlirShapedTypeGetRank(raw)).map(|i| mlir_sys::mlirShapedTypeGetDimSize(raw, i as isize)).collect();
+        let element = Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(raw));
+        let space = Attribute::from_option_raw(mlir_sys::mlirMemRefTypeGetMemorySpace(raw));
+        Some((shape, element, space))
+    }
+}
+
+/// Whether a memref type has the identity layout (rows laid out one after
+/// the other, so its elements can be viewed as one flat run).
+pub fn has_identity_layout(ty: Type<'_>) -> bool {
+    unsafe {
+        let raw = ty.to_raw();
+        mlir_sys::mlirTypeIsAMemRef(raw)
+            && mlir_sys::mlirAffineMapIsIdentity(mlir_sys::mlirMemRefTypeGetAffineMap(raw))
+    }
+}
+
+/// Whether a dimension size is dynamic.
+pub fn is_dynamic_size(size: i64) -> bool {
+    size == unsafe { mlir_sys::mlirShapedTypeGetDynamicSize() }
+}
+
+/// `memref<shape x element, strided<strides, offset: ?>, space>`.
+pub fn strided_memref<'c>(element: Type<'c>, shape: &[i64], strides: &[i64], space: Option<Attribute<'c>>) -> Type<'c> {
+    unsafe {
+        let context = mlir_sys::mlirTypeGetContext(element.to_raw());
+        let layout =
+            mlir_sys::mlirStridedLayoutAttrGet(context, dynamic_extent(), strides.len() as isize, strides.as_ptr());
+        let space = space.map(|s| s.to_raw()).unwrap_or(mlir_sys::MlirAttribute { ptr: std::ptr::null() });
+        Type::from_raw(mlir_sys::mlirMemRefTypeGet(
+            element.to_raw(),
+            shape.len() as isize,
+            shape.as_ptr(),
+            layout,
+            space,
+        ))
+    }
+}
+
+fn dense_i64<'c>(context: &'c melior::Context, values: &[i64]) -> Attribute<'c> {
+    melior::ir::attribute::DenseI64ArrayAttribute::new(context, values).into()
+}
+
+/// A new `memref.subview` of `source` with unit strides, not yet inserted.
+pub fn subview<'c>(
+    location: Location<'c>,
+    source: Value<'c, '_>,
+    offsets: &[Extent<'c, '_>],
+    sizes: &[Extent<'c, '_>],
+    result: Type<'c>,
+) -> Operation<'c> {
+    let context = context_at(unsafe { mlir_sys::mlirLocationGetContext(location.to_raw()) });
+    let (static_offsets, dynamic_offsets) = split_extents(offsets);
+    let (static_sizes, dynamic_sizes) = split_extents(sizes);
+    let ones = vec![1i64; offsets.len()];
+    let segments = melior::ir::attribute::DenseI32ArrayAttribute::new(
+        context,
+        &[1, dynamic_offsets.len() as i32, dynamic_sizes.len() as i32, 0],
+    );
+    let id = |name: &str| melior::ir::Identifier::new(context, name);
+    OperationBuilder::new("memref.subview", location)
+        .add_operands(&[source])
+        .add_operands(&dynamic_offsets)
+        .add_operands(&dynamic_sizes)
+        .add_results(&[result])
+        .add_attributes(&[
+            (id("operandSegmentSizes"), segments.into()),
+            (id("static_offsets"), dense_i64(context, &static_offsets)),
+            (id("static_sizes"), dense_i64(context, &static_sizes)),
+            (id("static_strides"), dense_i64(context, &ones)),
+        ])
+        .build()
+        .expect("a well-formed memref.subview")
+}
+
+/// The static array of `extents` (dynamic ones marked) and their dynamic
+/// values, as view ops take them.
+fn split_extents<'c, 'a>(extents: &[Extent<'c, 'a>]) -> (Vec<i64>, Vec<Value<'c, 'a>>) {
+    let mut statics = Vec::new();
+    let mut dynamics = Vec::new();
+    for extent in extents {
+        match *extent {
+            Extent::Static(v) => statics.push(v),
+            Extent::Dynamic(value) => {
+                statics.push(dynamic_extent());
+                dynamics.push(value);
+            }
+        }
+    }
+    (statics, dynamics)
+}
+
+/// A new `memref.collapse_shape` of every dimension of `source` into one.
+pub fn collapse_all<'c>(location: Location<'c>, source: Value<'c, '_>, result: Type<'c>) -> Operation<'c> {
+    let context = context_at(unsafe { mlir_sys::mlirLocationGetContext(location.to_raw()) });
+    let rank = memref_parts(source.r#type()).map(|(shape, _, _)| shape.len()).unwrap_or(1);
+    let group = format!("[[{}]]", (0..rank).map(|i| i.to_string()).collect::<Vec<_>>().join(", "));
+    let reassociation = Attribute::parse(context, &group).expect("an array of index arrays parses");
+    OperationBuilder::new("memref.collapse_shape", location)
+        .add_operands(&[source])
+        .add_results(&[result])
+        .add_attributes(&[(melior::ir::Identifier::new(context, "reassociation"), reassociation)])
+        .build()
+        .expect("a well-formed memref.collapse_shape")
+}
+
+/// Argument `index` of `block`, with the block's lifetimes.
+pub fn block_argument<'c, 'a>(block: BlockRef<'c, 'a>, index: usize) -> Value<'c, 'a> {
+    assert!(index < block.argument_count(), "argument {index} of a block with {}", block.argument_count());
+    unsafe { Value::from_raw(mlir_sys::mlirBlockGetArgument(block.to_raw(), index as isize)) }
+}
+
+/// The first block of region `index` of `op`.
+pub fn first_block_of<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> Option<BlockRef<'c, 'a>> {
+    regions(op).nth(index)?.first_block()
+}
+
+/// A location named `name` around `child` (`loc("name"(child))`): ops of
+/// one step of a synthesized kernel say which step they are.
+pub fn named_location<'c>(name: &str, child: Location<'c>) -> Location<'c> {
+    unsafe {
+        let context = mlir_sys::mlirLocationGetContext(child.to_raw());
+        Location::from_raw(mlir_sys::mlirLocationNameGet(context, string_ref(name), child.to_raw()))
+    }
+}
+
+/// The i64 value of discardable attribute `name` of `op`.
+pub fn discardable_i64_attr(op: OperationRef<'_, '_>, name: &str) -> Option<i64> {
+    let raw = unsafe { mlir_sys::mlirOperationGetDiscardableAttributeByName(op.to_raw(), string_ref(name)) };
+    let attribute: Attribute<'_> = unsafe { Attribute::from_option_raw(raw) }?;
+    melior::ir::attribute::IntegerAttribute::try_from(attribute).ok().map(|int| int.value())
+}
+
+/// A reference to an op not inserted anywhere yet (to fill its regions).
+pub fn as_ref<'c, 'o>(op: &'o Operation<'c>) -> OperationRef<'c, 'o> {
+    unsafe { OperationRef::from_raw(op.to_raw()) }
 }

@@ -1,14 +1,27 @@
 //! The ccl passes. Each pass is a module of its own with its rules, options
-//! and statistics; `framework` holds what every pass shares with the driver.
+//! and statistics; `framework` holds what every pass shares with the tool
+//! layer, and `comm_order` the program model insert and verify share.
+//!
+//! `unsafe` is confined to the FFI layer of this crate: `ir` (IR access
+//! melior does not wrap), `names` (interned names) and `strings`; every
+//! other module forbids it.
 
+#[forbid(unsafe_code)]
 pub mod admit_launch_width;
+#[forbid(unsafe_code)]
 pub mod framework;
+#[forbid(unsafe_code)]
 pub mod insert_comm_fence;
+#[forbid(unsafe_code)]
+pub mod lower_all_to_all_v;
 pub mod ir;
 pub mod names;
+#[forbid(unsafe_code)]
 pub mod ods;
 pub mod strings;
+#[forbid(unsafe_code)]
 pub mod comm_order;
+#[forbid(unsafe_code)]
 pub mod verify_comm_order;
 
 #[cfg(test)]
@@ -21,7 +34,12 @@ pub use admit_launch_width::lanes;
 
 /// Every registered ccl pass, in `--list-passes` order.
 pub fn all_passes() -> &'static [&'static PassInfo] {
-    static PASSES: &[&PassInfo] = &[&admit_launch_width::INFO, &insert_comm_fence::INFO, &verify_comm_order::INFO];
+    static PASSES: &[&PassInfo] = &[
+        &admit_launch_width::INFO,
+        &lower_all_to_all_v::INFO,
+        &insert_comm_fence::INFO,
+        &verify_comm_order::INFO,
+    ];
     PASSES
 }
 
@@ -29,22 +47,25 @@ pass_options! {
     /// The options of `ccl-pipeline`, forwarded to its passes.
     pub struct PipelineOptions {
         max_blocks: int("max-blocks", "Forwarded to ccl-admit-launch-width: reject an admitted launch width above N (0: no limit)", default = 0, min = 0),
+        lower_collectives: bool("lower-collectives", "Lower each ccl.all_to_all_v to its kernel (ccl-lower-all-to-all-v) between admission and insertion", default = false),
     }
 }
 
 /// The default pipeline: admit launch widths, place the markers, then prove
-/// them sufficient.
+/// them sufficient; with `lower-collectives=true`, the collectives become
+/// kernels after admission (and get their markers like any kernel).
 pub static CCL_PIPELINE: PipelineInfo = PipelineInfo {
     argument: "ccl-pipeline",
-    summary: "The ccl passes in order: admission, marker insertion, verification",
+    summary: "The ccl passes in order: admission, (lowering,) marker insertion, verification",
     options: PipelineOptions::SPECS,
     build: build_ccl_pipeline,
 };
 
 fn build_ccl_pipeline(values: OptionValues<'_>) -> String {
     let options = PipelineOptions::from_values(values);
+    let lower = if options.lower_collectives { format!("{},", lower_all_to_all_v::INFO.argument) } else { String::new() };
     format!(
-        "{}{{max-blocks={}}},{},{}",
+        "{}{{max-blocks={}}},{lower}{},{}",
         admit_launch_width::INFO.argument,
         options.max_blocks,
         insert_comm_fence::INFO.argument,

@@ -11,7 +11,6 @@ use crate::{
     ods::OpKind,
 };
 use melior::ir::{operation::OperationLike, BlockRef, OperationRef, RegionRef, Value};
-use mlir_sys::MlirValue;
 use rustc_hash::FxHashMap;
 
 /// The class of an op, block or region. The order is the join order: a
@@ -148,7 +147,7 @@ impl<'n> Classifier<'n> {
         let mut stack = std::mem::take(&mut self.memo.stack);
         stack.push((root, false));
         while let Some((address, expanded)) = stack.pop() {
-            let current = unsafe { Value::from_raw(MlirValue { ptr: address as *const _ }) };
+            let current = ir::value_at(address);
             let key = ir::value_key(current);
             if self.memo.reads.contains_key(&key) {
                 continue;

@@ -110,23 +110,14 @@ pub struct VerifyCommOrder {
     stats: VerifyStatistics,
 }
 
-/// The checker's stack: lowering and the walks recurse once per nesting
-/// level, and MLIR parses nests thousands deep, so the check runs on a
-/// thread of its own with room for them (reserved, not committed, memory).
-const STACK_BYTES: usize = 1 << 30;
-
-/// A module handle that may cross to the checker's thread: the pass
-/// manager's thread waits for it, so nothing else touches the IR meanwhile.
-struct ModuleHandle(OpHandle);
-unsafe impl Send for ModuleHandle {}
-
-/// What the checker's thread found: the lowered module and its findings,
-/// or the functions of unknown kind.
+/// The module lowered and checked: its findings, or the functions of
+/// unknown kind. Lowering and the walks recurse once per nesting level of
+/// the IR, within the stack the tool layer runs passes on (ccl-opt's
+/// reserved 8 GiB; the library bounds nesting at parse time).
 type Checked = Result<(Module, Findings), Vec<model::BadKind>>;
 
-fn check(handle: OpHandle) -> Checked {
-    // SAFETY: the module the pass runs on, alive and unchanged for the run.
-    let module = model::lower_module(model::op_ref(handle), Bodies::All)?;
+fn check(op: OperationRef<'_, '_>) -> Checked {
+    let module = model::lower_module(op, Bodies::All)?;
     let findings = analyse(&module);
     Ok((module, findings))
 }
@@ -135,24 +126,7 @@ impl CclPass for VerifyCommOrder {
     fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         // A checker: it never changes the IR.
         cx.preserve_all();
-        let handle = ModuleHandle(op.to_raw().ptr as usize);
-        let joined = std::thread::scope(|scope| {
-            std::thread::Builder::new()
-                .name("ccl-verify-comm-order".to_string())
-                .stack_size(STACK_BYTES)
-                .spawn_scoped(scope, move || {
-                    let handle = handle;
-                    check(handle.0)
-                })
-                .map(|thread| thread.join())
-        });
-        let checked = match joined {
-            Ok(Ok(checked)) => checked,
-            // A panic is the framework's to report as an internal error.
-            Ok(Err(payload)) => std::panic::resume_unwind(payload),
-            // No thread to be had: check on this one.
-            Err(_) => check(op.to_raw().ptr as usize),
-        };
+        let checked = check(op);
         let (module, findings) = match checked {
             Ok(checked) => checked,
             Err(bad) => {
