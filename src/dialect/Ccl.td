@@ -319,7 +319,11 @@ def Ccl_CacheInvalidOp : Ccl_Op<"cacheinvalid"> {
     ```
   }];
   let arguments = (ins Optional<Ccl_Buffer>:$target);
-  let assemblyFormat = "($target^ `:` type($target))? attr-dict";
+  // Prints as `($target^ `:` type($target))? attr-dict` would, but the whole-GM
+  // form may be followed by an op with results (`ccl.cacheinvalid` then
+  // `%v = ccl.read ...`): a `%name` that starts the next op's result list is
+  // not taken for the target (src/mlir/cpp/CclDialect.cpp).
+  let assemblyFormat = "`` custom<CacheInvalidTarget>($target, type($target)) attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
