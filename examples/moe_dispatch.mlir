@@ -20,11 +20,11 @@ func.func @dispatch_pack(%tokens: memref<1024x64xf32>, %send: memref<1024x64xf32
   %c1_i32 = arith.constant 1 : i32
   %c8_i32 = arith.constant 8 : i32
   scf.for %row = %c0 to %rows step %c1 {
-    %tile = "ccl.tile_load"(%tokens, %row, %c0) : (memref<1024x64xf32>, index, index) -> vector<64xf32>
-    "ccl.tile_store"(%tile, %send, %row, %c0) : (vector<64xf32>, memref<1024x64xf32, #ccl.window>, index, index) -> ()
+    %tile = ccl.tile_load %tokens[%row, %c0] : memref<1024x64xf32> -> vector<64xf32>
+    ccl.tile_store %tile, %send[%row, %c0] : vector<64xf32>, memref<1024x64xf32, #ccl.window>
   }
   scf.for %peer = %c0_i32 to %c8_i32 step %c1_i32 : i32 {
-    "ccl.notify"(%ready, %peer, %c1_i32) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+    ccl.notify set %ready, %peer, %c1_i32 : memref<8xi32, #ccl.window>, i32, i32
   }
   return
 }
@@ -39,14 +39,14 @@ func.func @expert_ffn(%recv: memref<1024x64xf32, #ccl.window>, %recv_counts: mem
   %c8 = arith.constant 8 : index
   %c1_i32 = arith.constant 1 : i32
   scf.for %peer = %c0 to %c8 step %c1 {
-    "ccl.wait"(%landed, %c1_i32) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %landed, %c1_i32 : memref<8xi32, #ccl.window>, i32
   }
-  %count = "ccl.read"(%recv_counts, %c0) : (memref<8xi32>, index) -> i32
+  %count = ccl.read %recv_counts[%c0] : memref<8xi32> -> i32
   %limit = arith.index_cast %count : i32 to index
   scf.for %row = %c0 to %limit step %c1 {
-    %x = "ccl.tile_load"(%recv, %row, %c0) : (memref<1024x64xf32, #ccl.window>, index, index) -> vector<64xf32>
+    %x = ccl.tile_load %recv[%row, %c0] : memref<1024x64xf32, #ccl.window> -> vector<64xf32>
     %y = arith.mulf %x, %x : vector<64xf32>
-    "ccl.tile_store"(%y, %out, %row, %c0) : (vector<64xf32>, memref<1024x64xf32, #ccl.window>, index, index) -> ()
+    ccl.tile_store %y, %out[%row, %c0] : vector<64xf32>, memref<1024x64xf32, #ccl.window>
   }
   return
 }
@@ -60,10 +60,10 @@ func.func @combine_send(%out: memref<1024x64xf32, #ccl.window>, %home: memref<10
   %c1 = arith.constant 1 : index
   %c1_i32 = arith.constant 1 : i32
   scf.for %row = %c0 to %rows step %c1 {
-    %y = "ccl.tile_load"(%out, %row, %c0) : (memref<1024x64xf32, #ccl.window>, index, index) -> vector<64xf32>
-    "ccl.remote_store"(%y, %home, %owner) : (vector<64xf32>, memref<1024x64xf32, #ccl.window>, i32) -> ()
+    %y = ccl.tile_load %out[%row, %c0] : memref<1024x64xf32, #ccl.window> -> vector<64xf32>
+    ccl.remote_store %y, %home, %owner : vector<64xf32>, memref<1024x64xf32, #ccl.window>, i32
   }
-  "ccl.notify"(%done, %owner, %c1_i32) {op = "atomic_add"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+  ccl.notify atomic_add %done, %owner, %c1_i32 : memref<8xi32, #ccl.window>, i32, i32
   return
 }
 
@@ -94,15 +94,15 @@ func.func @moe_layers(%tokens: memref<1024x64xf32>, %send: memref<1024x64xf32, #
   %c1 = arith.constant 1 : index
   %ranks = arith.constant 8 : i32
   %cores = arith.constant 20 : i32
-  %blocks = "ccl.cal_all_to_all_v_blocks"(%ranks, %cores) : (i32, i32) -> i32
+  %blocks = ccl.cal_all_to_all_v_blocks %ranks, %cores : i32, i32
   scf.for %layer = %c0 to %layers step %c1 {
     func.call @dispatch_pack(%tokens, %send, %ready, %rows)
         : (memref<1024x64xf32>, memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, index) -> ()
-    "ccl.all_to_all_v"(%send, %send_counts, %recv, %recv_counts, %blocks) {signal_stride = 16 : i64}
-        : (memref<1024x64xf32, #ccl.window>, memref<8xi32>, memref<1024x64xf32, #ccl.window>, memref<8xi32>, i32) -> ()
+    ccl.all_to_all_v %send, %send_counts, %recv, %recv_counts, blocks %blocks {signal_stride = 16 : i64}
+        : memref<1024x64xf32, #ccl.window>, memref<8xi32>, memref<1024x64xf32, #ccl.window>, memref<8xi32>, i32
     func.call @run_experts(%recv, %recv_counts, %out, %home, %landed, %done, %owner, %rows)
         : (memref<1024x64xf32, #ccl.window>, memref<8xi32>, memref<1024x64xf32, #ccl.window>, memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, memref<8xi32, #ccl.window>, i32, index) -> ()
   }
-  "ccl.barrier"() : () -> ()
+  ccl.barrier
   return
 }

@@ -2,11 +2,11 @@
 // index: i1 and floats are rejected with a located error, by ccl-opt and by
 // upstream mlir-opt reading the same IRDL file.
 // RUN: ccl-opt %s --split-input-file --verify-diagnostics
-// RUN: mlir-opt --irdl-file=%irdl %s --split-input-file --verify-diagnostics
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s --split-input-file --verify-diagnostics
 
 func.func @cal_bool_p(%p: i1, %l: i32) {
   // expected-error @+1 {{'i1' does not satisfy the constraint}}
-  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i1, i32) -> i32
+  %b = ccl.cal_all_to_all_v_blocks %p, %l : i1, i32
   return
 }
 
@@ -14,7 +14,7 @@ func.func @cal_bool_p(%p: i1, %l: i32) {
 
 func.func @cal_float_l(%p: i32, %l: f32) {
   // expected-error @+1 {{'f32' does not satisfy the constraint}}
-  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i32, f32) -> f32
+  %b = ccl.cal_all_to_all_v_blocks %p, %l : i32, f32
   return
 }
 
@@ -31,7 +31,7 @@ func.func @cal_result_type(%p: i32, %l: i64) {
 
 func.func @notify_bool_peer(%sig: memref<8xi32, #ccl.window>, %peer: i1, %v: i32) {
   // expected-error @+1 {{'i1' does not satisfy the constraint}}
-  "ccl.notify"(%sig, %peer, %v) {op = "set"} : (memref<8xi32, #ccl.window>, i1, i32) -> ()
+  ccl.notify set %sig, %peer, %v : memref<8xi32, #ccl.window>, i1, i32
   return
 }
 
@@ -47,7 +47,7 @@ func.func @notify_bad_op(%sig: memref<8xi32, #ccl.window>, %peer: i32, %v: i32) 
 
 func.func @wait_float(%sig: memref<8xi32, #ccl.window>, %e: f16) {
   // expected-error @+1 {{'f16' does not satisfy the constraint}}
-  "ccl.wait"(%sig, %e) {cmp = "ge"} : (memref<8xi32, #ccl.window>, f16) -> ()
+  ccl.wait ge %sig, %e : memref<8xi32, #ccl.window>, f16
   return
 }
 
@@ -55,7 +55,7 @@ func.func @wait_float(%sig: memref<8xi32, #ccl.window>, %e: f16) {
 
 func.func @blocks_bool(%m: memref<64xf32, #ccl.window>, %c: memref<8xi32>, %b: i1) {
   // expected-error @+1 {{'i1' does not satisfy the constraint}}
-  "ccl.all_to_all_v"(%m, %c, %m, %c, %b) : (memref<64xf32, #ccl.window>, memref<8xi32>, memref<64xf32, #ccl.window>, memref<8xi32>, i1) -> ()
+  ccl.all_to_all_v %m, %c, %m, %c, blocks %b : memref<64xf32, #ccl.window>, memref<8xi32>, memref<64xf32, #ccl.window>, memref<8xi32>, i1
   return
 }
 
@@ -63,7 +63,7 @@ func.func @blocks_bool(%m: memref<64xf32, #ccl.window>, %c: memref<8xi32>, %b: i
 
 func.func @get_float_peer(%d: memref<64xf32, #ccl.window>, %s: memref<64xf32>, %peer: f32) {
   // expected-error @+1 {{'f32' does not satisfy the constraint}}
-  "ccl.get"(%d, %s, %peer) : (memref<64xf32, #ccl.window>, memref<64xf32>, f32) -> ()
+  ccl.get %d, %s, %peer : memref<64xf32, #ccl.window>, memref<64xf32>, f32
   return
 }
 
@@ -71,7 +71,7 @@ func.func @get_float_peer(%d: memref<64xf32, #ccl.window>, %s: memref<64xf32>, %
 
 func.func @store_into_tensor(%t: vector<4xf32>, %d: tensor<64xf32>, %i: index) {
   // expected-error @+1 {{expected base type 'builtin.memref' but got 'builtin.tensor'}}
-  "ccl.tile_store"(%t, %d, %i) : (vector<4xf32>, tensor<64xf32>, index) -> ()
+  ccl.tile_store %t, %d[%i] : vector<4xf32>, tensor<64xf32>
   return
 }
 
@@ -79,7 +79,7 @@ func.func @store_into_tensor(%t: vector<4xf32>, %d: tensor<64xf32>, %i: index) {
 
 func.func @rank_bool() {
   // expected-error @+1 {{'i1' does not satisfy the constraint}}
-  %r = "ccl.rank"() : () -> i1
+  %r = ccl.rank : i1
   return
 }
 

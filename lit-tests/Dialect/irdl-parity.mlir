@@ -1,16 +1,16 @@
 // The dialect ccl-opt loads is the IRDL file upstream mlir-opt reads: both
 // accept the same program and print it the same way.
 // RUN: ccl-opt %s > %t.ccl
-// RUN: mlir-opt --irdl-file=%irdl %s > %t.upstream
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s > %t.upstream
 // RUN: diff %t.ccl %t.upstream
 // RUN: FileCheck %s < %t.ccl
 
 // CHECK-LABEL: func.func @publish
-// CHECK: "ccl.tile_store"
+// CHECK: ccl.tile_store
 // CHECK-NEXT: "ccl.notify"{{.*}}{op = "set"}
 func.func @publish(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>,
                    %i: index, %peer: i32, %one: i32) attributes {ccl.kind = "incore"} {
-  "ccl.tile_store"(%t, %win, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
-  "ccl.notify"(%sig, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+  ccl.tile_store %t, %win[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+  ccl.notify set %sig, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
   return
 }

@@ -15,17 +15,17 @@ func.func @entry(%s: memref<?xi8>, %c: memref<?xi32>) attributes {ccl.kind = "or
   %minus = arith.constant -1 : i32
   %p = arith.constant 8 : i32
   %l = arith.constant 16 : i32
-  %b0 = "ccl.cal_all_to_all_v_blocks"(%zero, %l) : (i32, i32) -> i32
-  %b1 = "ccl.cal_all_to_all_v_blocks"(%p, %minus) : (i32, i32) -> i32
+  %b0 = ccl.cal_all_to_all_v_blocks %zero, %l : i32, i32
+  %b1 = ccl.cal_all_to_all_v_blocks %p, %minus : i32, i32
   %ok = arith.constant 10 : i32
-  %b2 = "ccl.cal_all_to_all_v_blocks"(%p, %ok) : (i32, i32) -> i32
-  %b3 = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i32, i32) -> i32
-  "ccl.all_to_all_v"(%s, %c, %s, %c, %b3) {signal_stride = 4 : i64} : (memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i32) -> ()
-  "ccl.all_to_all_v"(%s, %c, %s, %c, %b2) {signal_stride = 8 : i64} : (memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i32) -> ()
+  %b2 = ccl.cal_all_to_all_v_blocks %p, %ok : i32, i32
+  %b3 = ccl.cal_all_to_all_v_blocks %p, %l : i32, i32
+  ccl.all_to_all_v %s, %c, %s, %c, blocks %b3 {signal_stride = 4 : i64} : memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i32
+  ccl.all_to_all_v %s, %c, %s, %c, blocks %b2 {signal_stride = 8 : i64} : memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i32
   return
 }
 
 func.func @kernel(%p: i32, %l: i32) -> i32 attributes {ccl.kind = "incore"} {
-  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i32, i32) -> i32
+  %b = ccl.cal_all_to_all_v_blocks %p, %l : i32, i32
   return %b : i32
 }

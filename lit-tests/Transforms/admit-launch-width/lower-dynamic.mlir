@@ -5,11 +5,11 @@
 // are merged before lowering, so each B is expanded once.
 // RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-admit-launch-width{lower-dynamic=true})' | FileCheck %s
 // RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-admit-launch-width{lower-dynamic=false})' | FileCheck %s --check-prefix=KEEP
-// RUN: mlir-opt --irdl-file=%irdl %s -o /dev/null
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s -o /dev/null
 
-// KEEP-COUNT-7: "ccl.cal_all_to_all_v_blocks"
-// KEEP-NOT:     "ccl.cal_all_to_all_v_blocks"
-// CHECK-NOT:    "ccl.cal_all_to_all_v_blocks"
+// KEEP-COUNT-7: ccl.cal_all_to_all_v_blocks
+// KEEP-NOT:     ccl.cal_all_to_all_v_blocks
+// CHECK-NOT:    ccl.cal_all_to_all_v_blocks
 
 // CHECK-LABEL: func.func @same_type(
 // CHECK-NEXT:    %[[LT:.*]] = arith.cmpi slt, %arg1, %arg0 : i32
@@ -18,13 +18,13 @@
 // CHECK-NEXT:    %[[B:.*]] = arith.select %[[LT]], %arg1, %[[M]] : i32
 // CHECK-NEXT:    return %[[B]] : i32
 func.func @same_type(%p: i32, %l: i32) -> i32 {
-  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i32, i32) -> i32
+  %b = ccl.cal_all_to_all_v_blocks %p, %l : i32, i32
   return %b : i32
 }
 
 // The rank count from ccl.comm_size; P narrower than L.
 // CHECK-LABEL: func.func @comm_size(
-// CHECK-NEXT:    %[[P:.*]] = "ccl.comm_size"() : () -> i32
+// CHECK-NEXT:    %[[P:.*]] = ccl.comm_size : i32
 // CHECK-NEXT:    %[[PW:.*]] = arith.extsi %[[P]] : i32 to i64
 // CHECK-NEXT:    %[[LT:.*]] = arith.cmpi slt, %arg0, %[[PW]] : i64
 // CHECK-NEXT:    %[[Q:.*]] = arith.divsi %arg0, %[[PW]] : i64
@@ -32,9 +32,9 @@ func.func @same_type(%p: i32, %l: i32) -> i32 {
 // CHECK-NEXT:    %[[B:.*]] = arith.select %[[LT]], %arg0, %[[M]] : i64
 // CHECK-NEXT:    return %[[B]], %[[B]] : i64, i64
 func.func @comm_size(%l: i64) -> (i64, i64) attributes {ccl.kind = "orchestration"} {
-  %p = "ccl.comm_size"() : () -> i32
-  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i32, i64) -> i64
-  %dup = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i32, i64) -> i64
+  %p = ccl.comm_size : i32
+  %b = ccl.cal_all_to_all_v_blocks %p, %l : i32, i64
+  %dup = ccl.cal_all_to_all_v_blocks %p, %l : i32, i64
   return %b, %dup : i64, i64
 }
 
@@ -48,7 +48,7 @@ func.func @comm_size(%l: i64) -> (i64, i64) attributes {ccl.kind = "orchestratio
 // CHECK-NEXT:    %[[B:.*]] = arith.trunci %[[BW]] : i64 to i16
 // CHECK-NEXT:    return %[[B]] : i16
 func.func @p_wider(%p: i64, %l: i16) -> i16 {
-  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i64, i16) -> i16
+  %b = ccl.cal_all_to_all_v_blocks %p, %l : i64, i16
   return %b : i16
 }
 
@@ -62,7 +62,7 @@ func.func @p_wider(%p: i64, %l: i16) -> i16 {
 // CHECK-NEXT:    %[[B:.*]] = arith.index_cast %[[BW]] : index to i32
 // CHECK-NEXT:    return %[[B]] : i32
 func.func @index_p(%p: index, %l: i32) -> i32 {
-  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (index, i32) -> i32
+  %b = ccl.cal_all_to_all_v_blocks %p, %l : index, i32
   return %b : i32
 }
 
@@ -75,7 +75,7 @@ func.func @index_p(%p: index, %l: i32) -> i32 {
 // CHECK-NEXT:    %[[B:.*]] = arith.select %[[LT]], %arg1, %[[M]] : index
 // CHECK-NEXT:    return %[[B]] : index
 func.func @index_l(%p: i64, %l: index) -> index {
-  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i64, index) -> index
+  %b = ccl.cal_all_to_all_v_blocks %p, %l : i64, index
   return %b : index
 }
 
@@ -89,7 +89,7 @@ func.func @index_l(%p: i64, %l: index) -> index {
 // CHECK-NEXT:    %[[B:.*]] = arith.index_cast %[[BW]] : i128 to index
 // CHECK-NEXT:    return %[[B]] : index
 func.func @wide_p(%p: i128, %l: index) -> index {
-  %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i128, index) -> index
+  %b = ccl.cal_all_to_all_v_blocks %p, %l : i128, index
   return %b : index
 }
 
@@ -99,24 +99,24 @@ func.func @wide_p(%p: i128, %l: index) -> index {
 // CHECK-LABEL: func.func @mixed(
 // CHECK:         arith.constant 1 : index
 // CHECK-NEXT:    %[[B8:.*]] = arith.constant 8 : i32
-// CHECK-NEXT:    "ccl.all_to_all_v"(%arg0, %arg1, %arg0, %arg1, %[[B8]]) {launch_width = 8 : i64}
+// CHECK-NEXT:    ccl.all_to_all_v %arg0, %arg1, %arg0, %arg1, blocks %[[B8]] {launch_width = 8 : i64}
 // CHECK-NEXT:    scf.for
 // CHECK-NEXT:      %[[LT:.*]] = arith.cmpi slt, %arg2, %[[P:.*]] : i32
 // CHECK-NEXT:      %[[Q:.*]] = arith.divsi %arg2, %[[P]] : i32
 // CHECK-NEXT:      %[[M:.*]] = arith.muli %[[Q]], %[[P]] : i32
 // CHECK-NEXT:      %[[B:.*]] = arith.select %[[LT]], %arg2, %[[M]] : i32
-// CHECK-NEXT:      "ccl.all_to_all_v"(%arg0, %arg1, %arg0, %arg1, %[[B]]) : (memref
+// CHECK-NEXT:      ccl.all_to_all_v %arg0, %arg1, %arg0, %arg1, blocks %[[B]] : memref
 func.func @mixed(%s: memref<?xi8>, %c: memref<?xi32>, %l: i32, %n: index) attributes {ccl.kind = "orchestration"} {
-  %p = "ccl.comm_size"() : () -> i32
+  %p = ccl.comm_size : i32
   %p8 = arith.constant 8 : i32
   %l10 = arith.constant 10 : i32
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %b8 = "ccl.cal_all_to_all_v_blocks"(%p8, %l10) : (i32, i32) -> i32
-  "ccl.all_to_all_v"(%s, %c, %s, %c, %b8) : (memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i32) -> ()
+  %b8 = ccl.cal_all_to_all_v_blocks %p8, %l10 : i32, i32
+  ccl.all_to_all_v %s, %c, %s, %c, blocks %b8 : memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i32
   scf.for %i = %c0 to %n step %c1 {
-    %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i32, i32) -> i32
-    "ccl.all_to_all_v"(%s, %c, %s, %c, %b) : (memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i32) -> ()
+    %b = ccl.cal_all_to_all_v_blocks %p, %l : i32, i32
+    ccl.all_to_all_v %s, %c, %s, %c, blocks %b : memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i32
   }
   return
 }

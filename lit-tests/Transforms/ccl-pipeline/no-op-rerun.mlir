@@ -9,28 +9,28 @@
 // RUN: ccl-opt %t.once -p 'builtin.module(ccl-pipeline)' --verify-each=false -o - | diff %t.once -
 // RUN: ccl-opt %examples/moe_dispatch.mlir -p 'builtin.module(ccl-pipeline)' --verify-each=false -o - | diff %t.once -
 
-// ONCE:      ccl-admit-launch-width
-// ONCE-NEXT:   (S) 1 ops-folded
-// ONCE-NEXT:   (S) 0 ops-merged
-// ONCE-NEXT:   (S) 0 ops-lowered
+// ONCE:      CclAdmitLaunchWidth
 // ONCE-NEXT:   (S) 1 launches-stamped
-// ONCE-NEXT: ccl-insert-comm-fence
-// ONCE-NEXT:   (S) 2 region-invalidates
-// ONCE-NEXT:   (S) 1 whole-gm-invalidates
+// ONCE-NEXT:   (S) 1 ops-folded
+// ONCE-NEXT:   (S) 0 ops-lowered
+// ONCE-NEXT:   (S) 0 ops-merged
+// ONCE-NEXT: CclInsertCommFence
 // ONCE-NEXT:   (S) 3 fences
-// ONCE-NEXT:   (S) 3 prologues
 // ONCE-NEXT:   (S) 3 kernels-marked
 // ONCE-NEXT:   (S) 1 loops-rescanned
+// ONCE-NEXT:   (S) 3 prologues
+// ONCE-NEXT:   (S) 2 region-invalidates
+// ONCE-NEXT:   (S) 1 whole-gm-invalidates
 
-// TWICE:      ccl-admit-launch-width
-// TWICE-NEXT:   (S) 0 ops-folded
-// TWICE-NEXT:   (S) 0 ops-merged
-// TWICE-NEXT:   (S) 0 ops-lowered
+// TWICE:      CclAdmitLaunchWidth
 // TWICE-NEXT:   (S) 0 launches-stamped
-// TWICE-NEXT: ccl-insert-comm-fence
-// TWICE-NEXT:   (S) 0 region-invalidates
-// TWICE-NEXT:   (S) 0 whole-gm-invalidates
+// TWICE-NEXT:   (S) 0 ops-folded
+// TWICE-NEXT:   (S) 0 ops-lowered
+// TWICE-NEXT:   (S) 0 ops-merged
+// TWICE-NEXT: CclInsertCommFence
 // TWICE-NEXT:   (S) 0 fences
-// TWICE-NEXT:   (S) 0 prologues
 // TWICE-NEXT:   (S) 3 kernels-marked
 // TWICE-NEXT:   (S) 1 loops-rescanned
+// TWICE-NEXT:   (S) 0 prologues
+// TWICE-NEXT:   (S) 0 region-invalidates
+// TWICE-NEXT:   (S) 0 whole-gm-invalidates

@@ -5,29 +5,29 @@
 // RUN: ccl-opt %s > %t.before
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' > %t.after
 // RUN: diff %t.before %t.after
-// RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s > /dev/null
 
 func.func private @host_helper()
 
 func.func @group(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>, %x: i32, %i: index)
     attributes {ccl.kind = "group"} {
-  "ccl.tile_store"(%t, %w, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
-  "ccl.put"(%w, %w, %x) : (memref<64xf32, #ccl.window>, memref<64xf32, #ccl.window>, i32) -> ()
-  "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+  ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+  ccl.put %w, %w, %x : memref<64xf32, #ccl.window>, memref<64xf32, #ccl.window>, i32
+  ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   func.call @host_helper() : () -> ()
   return
 }
 
 func.func @spmd(%sig: memref<8xi32, #ccl.window>, %x: i32, %lb: index, %ub: index, %s: index) attributes {ccl.kind = "spmd"} {
   scf.for %i = %lb to %ub step %s {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   }
   return
 }
 
 func.func @plain(%sig: memref<8xi32, #ccl.window>, %x: i32) {
-  "ccl.notify"(%sig, %x, %x) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
-  "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+  ccl.notify set %sig, %x, %x : memref<8xi32, #ccl.window>, i32, i32
+  ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   return
 }
 
@@ -43,15 +43,15 @@ func.func @group_launcher() attributes {ccl.kind = "opaque"} {
 
 func.func @main(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>, %x: i32,
                 %lb: index, %ub: index, %s: index) attributes {ccl.level = "host", ccl.role = "orchestrator"} {
-  "ccl.barrier"() : () -> ()
+  ccl.barrier
   func.call @group(%t, %w, %sig, %x, %lb) : (vector<16xf32>, memref<64xf32, #ccl.window>, memref<8xi32, #ccl.window>, i32, index) -> ()
   scf.for %i = %lb to %ub step %s {
     func.call @spmd(%sig, %x, %lb, %ub, %s) : (memref<8xi32, #ccl.window>, i32, index, index, index) -> ()
     func.call @wrapper() : () -> ()
-    "ccl.submit"() {callee = @plain} : () -> ()
-    "ccl.all_reduce"(%w, %w) {reduce = "min"} : (memref<64xf32, #ccl.window>, memref<64xf32, #ccl.window>) -> ()
+    ccl.submit @plain() : () -> ()
+    ccl.all_reduce min %w, %w : memref<64xf32, #ccl.window>, memref<64xf32, #ccl.window>
   }
-  "ccl.tile_store"(%t, %w, %lb) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
-  "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+  ccl.tile_store %t, %w[%lb] : vector<16xf32>, memref<64xf32, #ccl.window>
+  ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   return
 }

@@ -2,17 +2,17 @@
 // incoming flag and continues with then OR else (an empty else keeps the
 // incoming flag); scf.execute_region is its body.
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
-// RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s > /dev/null
 
 // `if { coll } else {}; consume` marks consume: once with an else block that
 // only yields, once with no else region at all.
 // CHECK-LABEL: func.func @after_if_else()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @after_if()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @after_if_else() attributes {ccl.kind = "incore"} {
   return
@@ -22,7 +22,7 @@ func.func @after_if() attributes {ccl.kind = "incore"} {
 }
 func.func @if_coll_else_empty(%c: i1) attributes {ccl.kind = "orchestration"} {
   scf.if %c {
-    "ccl.barrier"() : () -> ()
+    ccl.barrier
   } else {
   }
   func.call @after_if_else() : () -> ()
@@ -30,7 +30,7 @@ func.func @if_coll_else_empty(%c: i1) attributes {ccl.kind = "orchestration"} {
 }
 func.func @if_coll_no_else(%c: i1) attributes {ccl.kind = "orchestration"} {
   scf.if %c {
-    "ccl.barrier"() : () -> ()
+    ccl.barrier
   }
   func.call @after_if() : () -> ()
   return
@@ -38,8 +38,8 @@ func.func @if_coll_no_else(%c: i1) attributes {ccl.kind = "orchestration"} {
 
 // The collective in the else branch counts the same.
 // CHECK-LABEL: func.func @after_else_coll()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @after_else_coll() attributes {ccl.kind = "incore"} {
   return
@@ -47,7 +47,7 @@ func.func @after_else_coll() attributes {ccl.kind = "incore"} {
 func.func @if_empty_else_coll(%c: i1, %a: memref<8xf32>, %b: memref<8xf32>) attributes {ccl.kind = "orchestration"} {
   scf.if %c {
   } else {
-    "ccl.all_reduce"(%a, %b) {reduce = "max"} : (memref<8xf32>, memref<8xf32>) -> ()
+    ccl.all_reduce max %a, %b : memref<8xf32>, memref<8xf32>
   }
   func.call @after_else_coll() : () -> ()
   return
@@ -64,19 +64,19 @@ func.func @sibling_branches(%c: i1) attributes {ccl.kind = "orchestration"} {
   scf.if %c {
     func.call @in_then() : () -> ()
   } else {
-    "ccl.barrier"() : () -> ()
+    ccl.barrier
   }
   return
 }
 
 // A collective before the if reaches both branches.
 // CHECK-LABEL: func.func @then_after()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @else_after()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @then_after() attributes {ccl.kind = "incore"} {
   return
@@ -85,23 +85,23 @@ func.func @else_after() attributes {ccl.kind = "incore"} {
   return
 }
 func.func @coll_then_if(%c: i1) attributes {ccl.kind = "orchestration"} {
-  "ccl.barrier"() : () -> ()
+  ccl.barrier
   scf.if %c {
     func.call @then_after() : () -> ()
   } else {
-    "ccl.submit"() {callee = @else_after} : () -> ()
+    ccl.submit @else_after() : () -> ()
   }
   return
 }
 
 // scf.execute_region: its body, in both directions.
 // CHECK-LABEL: func.func @after_region()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @inside_region()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @after_region() attributes {ccl.kind = "incore"} {
   return
@@ -111,14 +111,14 @@ func.func @inside_region() attributes {ccl.kind = "incore"} {
 }
 func.func @execute_region_coll() attributes {ccl.kind = "orchestration"} {
   scf.execute_region {
-    "ccl.barrier"() : () -> ()
+    ccl.barrier
     scf.yield
   }
   func.call @after_region() : () -> ()
   return
 }
 func.func @coll_then_execute_region() attributes {ccl.kind = "orchestration"} {
-  "ccl.barrier"() : () -> ()
+  ccl.barrier
   scf.execute_region {
     func.call @inside_region() : () -> ()
     scf.yield
@@ -129,8 +129,8 @@ func.func @coll_then_execute_region() attributes {ccl.kind = "orchestration"} {
 // A branch inside a loop: the rescan reaches the launch in the other
 // branch (iteration k takes else, iteration k+1 takes then).
 // CHECK-LABEL: func.func @branch_in_loop()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @branch_in_loop() attributes {ccl.kind = "incore"} {
   return
@@ -140,7 +140,7 @@ func.func @if_in_for(%c: i1, %lb: index, %ub: index, %s: index) attributes {ccl.
     scf.if %c {
       func.call @branch_in_loop() : () -> ()
     } else {
-      "ccl.barrier"() : () -> ()
+      ccl.barrier
     }
   }
   return

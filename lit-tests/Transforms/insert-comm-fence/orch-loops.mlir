@@ -4,12 +4,12 @@
 // launch in iteration k+1. Parallel loops (scf.parallel, scf.forall) are
 // scanned once and never rescanned: their iterations are unordered.
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
-// RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s > /dev/null
 
 // `scf.for { consume; coll }` marks consume (rescan).
 // CHECK-LABEL: func.func @for_consume()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @for_consume() attributes {ccl.kind = "incore"} {
   return
@@ -17,7 +17,7 @@ func.func @for_consume() attributes {ccl.kind = "incore"} {
 func.func @for_consume_coll(%lb: index, %ub: index, %s: index) attributes {ccl.kind = "orchestration"} {
   scf.for %i = %lb to %ub step %s {
     func.call @for_consume() : () -> ()
-    "ccl.barrier"() : () -> ()
+    ccl.barrier
   }
   return
 }
@@ -37,7 +37,7 @@ func.func @forall_consume() attributes {ccl.kind = "incore"} {
 func.func @parallel_consume_coll(%lb: index, %ub: index, %s: index) attributes {ccl.kind = "orchestration"} {
   scf.parallel (%i) = (%lb) to (%ub) step (%s) {
     func.call @parallel_consume() : () -> ()
-    "ccl.barrier"() : () -> ()
+    ccl.barrier
     scf.reduce
   }
   return
@@ -45,15 +45,15 @@ func.func @parallel_consume_coll(%lb: index, %ub: index, %s: index) attributes {
 func.func @forall_consume_coll(%ub: index) attributes {ccl.kind = "orchestration"} {
   scf.forall (%i) in (%ub) {
     func.call @forall_consume() : () -> ()
-    "ccl.barrier"() : () -> ()
+    ccl.barrier
   }
   return
 }
 
 // `for { for { consume_a }; coll }` marks consume_a.
 // CHECK-LABEL: func.func @consume_a()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @consume_a() attributes {ccl.kind = "incore"} {
   return
@@ -63,15 +63,15 @@ func.func @inner_consume_outer_coll(%lb: index, %ub: index, %s: index) attribute
     scf.for %j = %lb to %ub step %s {
       func.call @consume_a() : () -> ()
     }
-    "ccl.barrier"() : () -> ()
+    ccl.barrier
   }
   return
 }
 
 // `for { consume_c; for { coll } }` marks consume_c.
 // CHECK-LABEL: func.func @consume_c()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @consume_c() attributes {ccl.kind = "incore"} {
   return
@@ -80,7 +80,7 @@ func.func @outer_consume_inner_coll(%lb: index, %ub: index, %s: index) attribute
   scf.for %i = %lb to %ub step %s {
     func.call @consume_c() : () -> ()
     scf.for %j = %lb to %ub step %s {
-      "ccl.barrier"() : () -> ()
+      ccl.barrier
     }
   }
   return
@@ -89,8 +89,8 @@ func.func @outer_consume_inner_coll(%lb: index, %ub: index, %s: index) attribute
 // scf.while: a launch in the before region, a collective in the after region:
 // the rescan covers the before region too.
 // CHECK-LABEL: func.func @while_consume()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @while_consume() attributes {ccl.kind = "incore"} {
   return
@@ -100,7 +100,7 @@ func.func @while_before_consume_after_coll(%go: i1) attributes {ccl.kind = "orch
     func.call @while_consume() : () -> ()
     scf.condition(%go)
   } do {
-    "ccl.barrier"() : () -> ()
+    ccl.barrier
     scf.yield
   }
   return
@@ -108,8 +108,8 @@ func.func @while_before_consume_after_coll(%go: i1) attributes {ccl.kind = "orch
 
 // A sequential loop inside a parallel one is still rescanned.
 // CHECK-LABEL: func.func @seq_in_par()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @seq_in_par() attributes {ccl.kind = "incore"} {
   return
@@ -118,7 +118,7 @@ func.func @sequential_in_parallel(%lb: index, %ub: index, %s: index) attributes 
   scf.parallel (%p) = (%lb) to (%ub) step (%s) {
     scf.for %i = %lb to %ub step %s {
       func.call @seq_in_par() : () -> ()
-      "ccl.barrier"() : () -> ()
+      ccl.barrier
     }
     scf.reduce
   }
@@ -130,8 +130,8 @@ func.func @sequential_in_parallel(%lb: index, %ub: index, %s: index) attributes 
 // rescan (seen = true) reaches the launch in the parallel loop: iteration
 // k+1 of the for runs after iteration k's collective.
 // CHECK-LABEL: func.func @par_in_seq()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @par_in_seq() attributes {ccl.kind = "incore"} {
   return
@@ -140,7 +140,7 @@ func.func @parallel_in_sequential(%lb: index, %ub: index, %s: index) attributes 
   scf.for %i = %lb to %ub step %s {
     scf.parallel (%p) = (%lb) to (%ub) step (%s) {
       func.call @par_in_seq() : () -> ()
-      "ccl.barrier"() : () -> ()
+      ccl.barrier
       scf.reduce
     }
   }
@@ -157,7 +157,7 @@ func.func @parallel_in_parallel(%lb: index, %ub: index, %s: index) attributes {c
   scf.forall (%q) in (%ub) {
     scf.parallel (%p) = (%lb) to (%ub) step (%s) {
       func.call @par_in_par() : () -> ()
-      "ccl.barrier"() : () -> ()
+      ccl.barrier
       scf.reduce
     }
   }
@@ -167,14 +167,14 @@ func.func @parallel_in_parallel(%lb: index, %ub: index, %s: index) attributes {c
 // A collective before a parallel loop: seen is true on entry, launches
 // inside are marked (no rescan needed).
 // CHECK-LABEL: func.func @after_coll_in_par()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @after_coll_in_par() attributes {ccl.kind = "incore"} {
   return
 }
 func.func @coll_then_parallel(%lb: index, %ub: index, %s: index) attributes {ccl.kind = "orchestration"} {
-  "ccl.barrier"() : () -> ()
+  ccl.barrier
   scf.parallel (%p) = (%lb) to (%ub) step (%s) {
     func.call @after_coll_in_par() : () -> ()
     scf.reduce
@@ -204,8 +204,8 @@ func.func @loop_without_publish(%lb: index, %ub: index, %s: index) attributes {c
 // Deep nesting: the innermost launch of a chain of sequential loops whose
 // only collective is in the outermost body, after the chain.
 // CHECK-LABEL: func.func @deepest()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @deepest() attributes {ccl.kind = "incore"} {
   return
@@ -219,7 +219,7 @@ func.func @deep_chain(%lb: index, %ub: index, %s: index) attributes {ccl.kind = 
         }
       }
     }
-    "ccl.barrier"() : () -> ()
+    ccl.barrier
   }
   return
 }

@@ -4,13 +4,13 @@
 // Resolution is memoised and safe on recursive call graphs. Calls inside an
 // InCore function are opaque: resolution stops at kernels.
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
-// RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s > /dev/null
 
 // `coll; wrapper` marks the kernel the wrapper launches; the wrapper itself
 // (orchestration IR) is unchanged.
 // CHECK-LABEL: func.func @k_one_hop()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @wrapper_one_hop()
 // CHECK-NEXT: call @k_one_hop()
@@ -23,7 +23,7 @@ func.func @wrapper_one_hop() attributes {ccl.kind = "orchestration"} {
   return
 }
 func.func @main_one_hop() attributes {ccl.kind = "orchestration"} {
-  "ccl.barrier"() : () -> ()
+  ccl.barrier
   func.call @wrapper_one_hop() : () -> ()
   return
 }
@@ -31,14 +31,14 @@ func.func @main_one_hop() attributes {ccl.kind = "orchestration"} {
 // Three hops through orchestration, graph and host-orchestrator wrappers,
 // the last launching by ccl.submit.
 // CHECK-LABEL: func.func @k_three_hops()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @k_three_hops() attributes {ccl.kind = "aiv"} {
   return
 }
 func.func @hop3() attributes {ccl.level = "host", ccl.role = "orchestrator"} {
-  "ccl.submit"() {callee = @k_three_hops} : () -> ()
+  ccl.submit @k_three_hops() : () -> ()
   return
 }
 func.func @hop2() attributes {ccl.kind = "graph"} {
@@ -50,7 +50,7 @@ func.func @hop1() attributes {ccl.kind = "orchestration"} {
   return
 }
 func.func @main_three_hops() attributes {ccl.kind = "orchestration"} {
-  "ccl.barrier"() : () -> ()
+  ccl.barrier
   func.call @hop1() : () -> ()
   return
 }
@@ -58,11 +58,11 @@ func.func @main_three_hops() attributes {ccl.kind = "orchestration"} {
 // A wrapper reaching several kernels marks them all, through a group
 // function too.
 // CHECK-LABEL: func.func @k_many_1()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-LABEL: func.func @k_many_2()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-LABEL: func.func @k_many_3()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 func.func @k_many_1() attributes {ccl.kind = "aic"} {
   return
 }
@@ -81,21 +81,21 @@ func.func @wrapper_many(%c: i1) attributes {ccl.kind = "orchestration"} {
   scf.if %c {
     func.call @group_many() : () -> ()
   }
-  "ccl.submit"() {callee = @k_many_3} : () -> ()
+  ccl.submit @k_many_3() : () -> ()
   return
 }
 func.func @main_many(%c: i1) attributes {ccl.kind = "orchestration"} {
-  "ccl.barrier"() : () -> ()
-  "ccl.submit"(%c) {callee = @wrapper_many} : (i1) -> ()
+  ccl.barrier
+  ccl.submit @wrapper_many(%c) : (i1) -> ()
   return
 }
 
 // A recursive wrapper (self-call) and mutually recursive wrappers: each
 // kernel reachable from the cycle is marked, and resolution terminates.
 // CHECK-LABEL: func.func @k_self()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-LABEL: func.func @k_mutual()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 func.func @k_self() attributes {ccl.kind = "incore"} {
   return
 }
@@ -121,7 +121,7 @@ func.func @mutual_b(%c: i1) attributes {ccl.kind = "graph"} {
   return
 }
 func.func @main_recursive(%c: i1) attributes {ccl.kind = "orchestration"} {
-  "ccl.barrier"() : () -> ()
+  ccl.barrier
   func.call @self_recursive(%c) : (i1) -> ()
   func.call @mutual_a(%c) : (i1) -> ()
   return
@@ -145,7 +145,7 @@ func.func @wrapper_none() attributes {ccl.kind = "orchestration"} {
 }
 func.func @main_early() attributes {ccl.kind = "orchestration"} {
   func.call @wrapper_early() : () -> ()
-  "ccl.barrier"() : () -> ()
+  ccl.barrier
   func.call @wrapper_none() : () -> ()
   func.call @wrapper_none() : () -> ()
   return
@@ -156,11 +156,11 @@ func.func @main_early() attributes {ccl.kind = "orchestration"} {
 // CHECK-LABEL: func.func @k_inner()
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @k_outer()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: call @k_inner()
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.fence"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.fence{{$}}
 // CHECK-NEXT: return
 func.func @k_inner() attributes {ccl.kind = "incore"} {
   return
@@ -174,7 +174,7 @@ func.func @wrapper_outer() attributes {ccl.kind = "orchestration"} {
   return
 }
 func.func @main_outer() attributes {ccl.kind = "orchestration"} {
-  "ccl.barrier"() : () -> ()
+  ccl.barrier
   func.call @wrapper_outer() : () -> ()
   return
 }
@@ -191,7 +191,7 @@ func.func @a_group() attributes {ccl.kind = "group"} {
   return
 }
 func.func @main_group() attributes {ccl.kind = "orchestration"} {
-  "ccl.barrier"() : () -> ()
+  ccl.barrier
   func.call @a_group() : () -> ()
   return
 }

@@ -3,20 +3,20 @@
 // gets one whole-GM invalidate right after it and no marker inside. A Pure
 // loop gets nothing; a NotPure loop is walked like straight-line code.
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
-// RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s > /dev/null
 
 // CHECK-LABEL: func.func @for_loop
 // CHECK: scf.for
 // CHECK-NEXT: arith.addi
-// CHECK-NEXT: "ccl.wait"
+// CHECK-NEXT: ccl.wait
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: return
 func.func @for_loop(%sig: memref<8xi32, #ccl.window>, %x: i32, %lb: index, %ub: index, %s: index)
     attributes {ccl.kind = "incore"} {
   scf.for %i = %lb to %ub step %s {
     %y = arith.addi %x, %x : i32
-    "ccl.wait"(%sig, %y) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %y : memref<8xi32, #ccl.window>, i32
   }
   return
 }
@@ -24,16 +24,16 @@ func.func @for_loop(%sig: memref<8xi32, #ccl.window>, %x: i32, %lb: index, %ub: 
 // The wait in the before region of a while.
 // CHECK-LABEL: func.func @while_before
 // CHECK: scf.while
-// CHECK-NEXT: "ccl.wait"
+// CHECK-NEXT: ccl.wait
 // CHECK-NEXT: scf.condition
 // CHECK-NEXT: } do {
 // CHECK-NEXT: scf.yield
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: return
 func.func @while_before(%sig: memref<8xi32, #ccl.window>, %x: i32, %go: i1) attributes {ccl.kind = "incore"} {
   scf.while : () -> () {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
     scf.condition(%go)
   } do {
     scf.yield
@@ -46,10 +46,10 @@ func.func @while_before(%sig: memref<8xi32, #ccl.window>, %x: i32, %go: i1) attr
 // CHECK: scf.while
 // CHECK: scf.condition
 // CHECK: } do {
-// CHECK: "ccl.wait"
+// CHECK: ccl.wait
 // CHECK-NEXT: scf.yield
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: return
 func.func @while_after(%sig: memref<8xi32, #ccl.window>, %x: i32, %n: i32) -> i32 attributes {ccl.kind = "incore"} {
   %r = scf.while (%a = %x) : (i32) -> i32 {
@@ -59,7 +59,7 @@ func.func @while_after(%sig: memref<8xi32, #ccl.window>, %x: i32, %n: i32) -> i3
   ^bb0(%b: i32):
     %one = arith.constant 1 : i32
     %next = arith.addi %b, %one : i32
-    "ccl.wait"(%sig, %next) {cmp = "eq"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait eq %sig, %next : memref<8xi32, #ccl.window>, i32
     scf.yield %next : i32
   }
   return %r : i32
@@ -67,15 +67,15 @@ func.func @while_after(%sig: memref<8xi32, #ccl.window>, %x: i32, %n: i32) -> i3
 
 // CHECK-LABEL: func.func @parallel_loop
 // CHECK: scf.parallel
-// CHECK-NEXT: "ccl.wait"
+// CHECK-NEXT: ccl.wait
 // CHECK-NEXT: scf.reduce
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: return
 func.func @parallel_loop(%sig: memref<8xi32, #ccl.window>, %x: i32, %lb: index, %ub: index, %s: index)
     attributes {ccl.kind = "incore"} {
   scf.parallel (%i) = (%lb) to (%ub) step (%s) {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
     scf.reduce
   }
   return
@@ -83,13 +83,13 @@ func.func @parallel_loop(%sig: memref<8xi32, #ccl.window>, %x: i32, %lb: index, 
 
 // CHECK-LABEL: func.func @forall_loop
 // CHECK: scf.forall
-// CHECK-NEXT: "ccl.wait"
+// CHECK-NEXT: ccl.wait
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: return
 func.func @forall_loop(%sig: memref<8xi32, #ccl.window>, %x: i32, %n: index) attributes {ccl.kind = "incore"} {
   scf.forall (%i) in (%n) {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   }
   return
 }
@@ -111,16 +111,16 @@ func.func @pure_loop(%x: i32, %lb: index, %ub: index, %s: index) attributes {ccl
 // inside, and there is none after the loop.
 // CHECK-LABEL: func.func @not_pure_loop
 // CHECK: scf.for
-// CHECK-NEXT: "ccl.wait"
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.notify"
+// CHECK-NEXT: ccl.wait
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.notify
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: return
 func.func @not_pure_loop(%sig: memref<8xi32, #ccl.window>, %x: i32, %lb: index, %ub: index, %s: index)
     attributes {ccl.kind = "incore"} {
   scf.for %i = %lb to %ub step %s {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
-    "ccl.notify"(%sig, %x, %x) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
+    ccl.notify set %sig, %x, %x : memref<8xi32, #ccl.window>, i32, i32
   }
   return
 }
@@ -128,16 +128,16 @@ func.func @not_pure_loop(%sig: memref<8xi32, #ccl.window>, %x: i32, %lb: index, 
 // Skip: the invalidate after the loop is already there.
 // CHECK-LABEL: func.func @already_marked
 // CHECK: scf.for
-// CHECK-NEXT: "ccl.wait"
+// CHECK-NEXT: ccl.wait
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: return
 func.func @already_marked(%sig: memref<8xi32, #ccl.window>, %x: i32, %lb: index, %ub: index, %s: index)
     attributes {ccl.kind = "incore"} {
   scf.for %i = %lb to %ub step %s {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   }
-  "ccl.cacheinvalid"() : () -> ()
+  ccl.cacheinvalid
   return
 }
 
@@ -145,21 +145,21 @@ func.func @already_marked(%sig: memref<8xi32, #ccl.window>, %x: i32, %lb: index,
 // "run" sharing; only plain waits share).
 // CHECK-LABEL: func.func @two_loops
 // CHECK: scf.for
-// CHECK-NEXT: "ccl.wait"
+// CHECK-NEXT: ccl.wait
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: scf.for
-// CHECK-NEXT: "ccl.wait"
+// CHECK-NEXT: ccl.wait
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: return
 func.func @two_loops(%sig: memref<8xi32, #ccl.window>, %x: i32, %lb: index, %ub: index, %s: index)
     attributes {ccl.kind = "incore"} {
   scf.for %i = %lb to %ub step %s {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   }
   scf.for %i = %lb to %ub step %s {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   }
   return
 }

@@ -3,22 +3,22 @@
 // NotPure if either block is, PureWithWait if either waits, else Pure. The
 // loop around the if takes its class.
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
-// RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s > /dev/null
 
 // No else, the then-block waits: PureWithWait, one marker after the loop.
 // CHECK-LABEL: func.func @if_no_else_wait
 // CHECK: scf.for
 // CHECK-NEXT: scf.if
-// CHECK-NEXT: "ccl.wait"
+// CHECK-NEXT: ccl.wait
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: return
 func.func @if_no_else_wait(%sig: memref<8xi32, #ccl.window>, %x: i32, %c: i1, %lb: index, %ub: index, %s: index)
     attributes {ccl.kind = "incore"} {
   scf.for %i = %lb to %ub step %s {
     scf.if %c {
-      "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+      ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
     }
   }
   return
@@ -29,19 +29,19 @@ func.func @if_no_else_wait(%sig: memref<8xi32, #ccl.window>, %x: i32, %c: i1, %l
 // CHECK-LABEL: func.func @if_no_else_not_pure
 // CHECK: scf.for
 // CHECK-NEXT: scf.if
-// CHECK-NEXT: "ccl.notify"
+// CHECK-NEXT: ccl.notify
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.wait"
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.wait
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: return
 func.func @if_no_else_not_pure(%sig: memref<8xi32, #ccl.window>, %x: i32, %c: i1, %lb: index, %ub: index, %s: index)
     attributes {ccl.kind = "incore"} {
   scf.for %i = %lb to %ub step %s {
     scf.if %c {
-      "ccl.notify"(%sig, %x, %x) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+      ccl.notify set %sig, %x, %x : memref<8xi32, #ccl.window>, i32, i32
     }
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   }
   return
 }
@@ -52,10 +52,10 @@ func.func @if_no_else_not_pure(%sig: memref<8xi32, #ccl.window>, %x: i32, %c: i1
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: arith.addi
 // CHECK-NEXT: } else {
-// CHECK-NEXT: "ccl.wait"
+// CHECK-NEXT: ccl.wait
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: return
 func.func @if_else_waits(%sig: memref<8xi32, #ccl.window>, %x: i32, %c: i1, %lb: index, %ub: index, %s: index)
     attributes {ccl.kind = "incore"} {
@@ -63,7 +63,7 @@ func.func @if_else_waits(%sig: memref<8xi32, #ccl.window>, %x: i32, %c: i1, %lb:
     scf.if %c {
       %y = arith.addi %x, %x : i32
     } else {
-      "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+      ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
     }
   }
   return
@@ -74,12 +74,12 @@ func.func @if_else_waits(%sig: memref<8xi32, #ccl.window>, %x: i32, %c: i1, %lb:
 // CHECK-LABEL: func.func @if_else_not_pure
 // CHECK: scf.for
 // CHECK-NEXT: scf.if
-// CHECK-NEXT: "ccl.wait"
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.wait
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: } else {
-// CHECK-NEXT: "ccl.tensor_write"
-// CHECK-NEXT: "ccl.cacheinvalid"(%
-// CHECK-NEXT: "ccl.fence"()
+// CHECK-NEXT: ccl.tensor_write
+// CHECK-NEXT: ccl.cacheinvalid %
+// CHECK-NEXT: ccl.fence
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: return
@@ -87,9 +87,9 @@ func.func @if_else_not_pure(%sig: memref<8xi32, #ccl.window>, %x: i32, %c: i1, %
     attributes {ccl.kind = "incore"} {
   scf.for %i = %lb to %ub step %s {
     scf.if %c {
-      "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+      ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
     } else {
-      "ccl.tensor_write"(%sig, %x, %i) : (memref<8xi32, #ccl.window>, i32, index) -> ()
+      ccl.tensor_write %sig[%i], %x : memref<8xi32, #ccl.window>, i32
     }
   }
   return
@@ -123,22 +123,22 @@ func.func @if_else_pure(%x: i32, %c: i1, %lb: index, %ub: index, %s: index) attr
 // the if is NotPure although its body only waits; the wait gets its own
 // invalidate inside.
 // CHECK-LABEL: func.func @if_condition_reads_memory
-// CHECK: "ccl.read"
+// CHECK: ccl.read
 // CHECK-NEXT: arith.cmpi
 // CHECK-NEXT: scf.for
 // CHECK-NEXT: scf.if
-// CHECK-NEXT: "ccl.wait"
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.wait
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: return
 func.func @if_condition_reads_memory(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: index, %lb: index, %ub: index, %s: index)
     attributes {ccl.kind = "incore"} {
-  %v = "ccl.read"(%sig, %j) : (memref<8xi32, #ccl.window>, index) -> i32
+  %v = ccl.read %sig[%j] : memref<8xi32, #ccl.window> -> i32
   %c = arith.cmpi eq, %v, %x : i32
   scf.for %i = %lb to %ub step %s {
     scf.if %c {
-      "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+      ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
     }
   }
   return
@@ -148,13 +148,13 @@ func.func @if_condition_reads_memory(%sig: memref<8xi32, #ccl.window>, %x: i32, 
 // after it; its wait is handled by rule 4.
 // CHECK-LABEL: func.func @if_outside_loop
 // CHECK: scf.if
-// CHECK-NEXT: "ccl.wait"
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.wait
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: return
 func.func @if_outside_loop(%sig: memref<8xi32, #ccl.window>, %x: i32, %c: i1) attributes {ccl.kind = "incore"} {
   scf.if %c {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   }
   return
 }

@@ -4,22 +4,22 @@
 // or an scf.while whose before region reads memory, is NotPure: its waits get
 // their own invalidates inside and the loop gets none after it.
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
-// RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s > /dev/null
 
 // Upper bound read from memory, through two side-effect-free ops.
 // CHECK-LABEL: func.func @for_bound_reads
 // CHECK: scf.for
-// CHECK-NEXT: "ccl.wait"
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.wait
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: return
 func.func @for_bound_reads(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: index, %lb: index, %s: index)
     attributes {ccl.kind = "incore"} {
-  %n = "ccl.read"(%sig, %j) : (memref<8xi32, #ccl.window>, index) -> i32
+  %n = ccl.read %sig[%j] : memref<8xi32, #ccl.window> -> i32
   %m = arith.addi %n, %x : i32
   %ub = arith.index_cast %m : i32 to index
   scf.for %i = %lb to %ub step %s {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   }
   return
 }
@@ -27,15 +27,15 @@ func.func @for_bound_reads(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: index,
 // Step read from memory directly.
 // CHECK-LABEL: func.func @for_step_reads
 // CHECK: scf.for
-// CHECK-NEXT: "ccl.wait"
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.wait
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: return
 func.func @for_step_reads(%steps: memref<4xindex>, %sig: memref<8xi32, #ccl.window>, %x: i32, %j: index, %lb: index, %ub: index)
     attributes {ccl.kind = "incore"} {
-  %s = "ccl.read"(%steps, %j) : (memref<4xindex>, index) -> index
+  %s = ccl.read %steps[%j] : memref<4xindex> -> index
   scf.for %i = %lb to %ub step %s {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   }
   return
 }
@@ -45,17 +45,17 @@ func.func @for_step_reads(%steps: memref<4xindex>, %sig: memref<8xi32, #ccl.wind
 // one read from memory: PureWithWait.
 // CHECK-LABEL: func.func @for_bounds_pure
 // CHECK: scf.for
-// CHECK-NEXT: "ccl.wait"
+// CHECK-NEXT: ccl.wait
 // CHECK-NEXT: scf.yield
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: return
 func.func @for_bounds_pure(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: index, %lb: index, %s: index) -> i32
     attributes {ccl.kind = "incore"} {
-  %p = "ccl.comm_size"() : () -> index
-  %init = "ccl.read"(%sig, %j) : (memref<8xi32, #ccl.window>, index) -> i32
+  %p = ccl.comm_size : index
+  %init = ccl.read %sig[%j] : memref<8xi32, #ccl.window> -> i32
   %r = scf.for %i = %lb to %p step %s iter_args(%acc = %init) -> (i32) {
-    "ccl.wait"(%sig, %acc) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %acc : memref<8xi32, #ccl.window>, i32
     scf.yield %acc : i32
   }
   return %r : i32
@@ -68,18 +68,18 @@ func.func @for_bounds_pure(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: index,
 // CHECK: scf.for
 // CHECK-NEXT: arith.cmpi
 // CHECK-NEXT: scf.if
-// CHECK-NEXT: "ccl.wait"
+// CHECK-NEXT: ccl.wait
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: scf.yield
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 func.func @block_argument_does_not_read(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: index, %lb: index, %ub: index, %s: index) -> i32
     attributes {ccl.kind = "incore"} {
-  %init = "ccl.read"(%sig, %j) : (memref<8xi32, #ccl.window>, index) -> i32
+  %init = ccl.read %sig[%j] : memref<8xi32, #ccl.window> -> i32
   %r = scf.for %i = %lb to %ub step %s iter_args(%acc = %init) -> (i32) {
     %c = arith.cmpi eq, %acc, %x : i32
     scf.if %c {
-      "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+      ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
     }
     scf.yield %acc : i32
   }
@@ -89,16 +89,16 @@ func.func @block_argument_does_not_read(%sig: memref<8xi32, #ccl.window>, %x: i3
 // A ccl.read inside the loop is itself NotPure.
 // CHECK-LABEL: func.func @read_in_body
 // CHECK: scf.for
-// CHECK-NEXT: "ccl.wait"
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
-// CHECK-NEXT: "ccl.read"
+// CHECK-NEXT: ccl.wait
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.read
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: return
 func.func @read_in_body(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: index, %lb: index, %ub: index, %s: index)
     attributes {ccl.kind = "incore"} {
   scf.for %i = %lb to %ub step %s {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
-    %v = "ccl.read"(%sig, %j) : (memref<8xi32, #ccl.window>, index) -> i32
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
+    %v = ccl.read %sig[%j] : memref<8xi32, #ccl.window> -> i32
   }
   return
 }
@@ -106,16 +106,16 @@ func.func @read_in_body(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: index, %l
 // scf.parallel with an upper bound read from memory.
 // CHECK-LABEL: func.func @parallel_bound_reads
 // CHECK: scf.parallel
-// CHECK-NEXT: "ccl.wait"
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.wait
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: scf.reduce
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: return
 func.func @parallel_bound_reads(%bounds: memref<4xindex>, %sig: memref<8xi32, #ccl.window>, %x: i32, %j: index, %lb: index, %s: index)
     attributes {ccl.kind = "incore"} {
-  %ub = "ccl.read"(%bounds, %j) : (memref<4xindex>, index) -> index
+  %ub = ccl.read %bounds[%j] : memref<4xindex> -> index
   scf.parallel (%i) = (%lb) to (%ub) step (%s) {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
     scf.reduce
   }
   return
@@ -125,18 +125,18 @@ func.func @parallel_bound_reads(%bounds: memref<4xindex>, %sig: memref<8xi32, #c
 // bound): PureWithWait.
 // CHECK-LABEL: func.func @parallel_init_reads
 // CHECK: scf.parallel
-// CHECK: "ccl.wait"
-// CHECK-NOT: "ccl.cacheinvalid"
+// CHECK: ccl.wait
+// CHECK-NOT: ccl.cacheinvalid
 // CHECK: scf.reduce.return
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: return
 func.func @parallel_init_reads(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: index, %lb: index, %ub: index, %s: index) -> i32
     attributes {ccl.kind = "incore"} {
-  %init = "ccl.read"(%sig, %j) : (memref<8xi32, #ccl.window>, index) -> i32
+  %init = ccl.read %sig[%j] : memref<8xi32, #ccl.window> -> i32
   %r = scf.parallel (%i) = (%lb) to (%ub) step (%s) init (%init) -> i32 {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
     scf.reduce(%x : i32) {
     ^bb0(%a: i32, %b: i32):
       %sum = arith.addi %a, %b : i32
@@ -149,15 +149,15 @@ func.func @parallel_init_reads(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: in
 // scf.forall with a dynamic upper bound read from memory.
 // CHECK-LABEL: func.func @forall_bound_reads
 // CHECK: scf.forall
-// CHECK-NEXT: "ccl.wait"
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.wait
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: return
 func.func @forall_bound_reads(%bounds: memref<4xindex>, %sig: memref<8xi32, #ccl.window>, %x: i32, %j: index)
     attributes {ccl.kind = "incore"} {
-  %ub = "ccl.read"(%bounds, %j) : (memref<4xindex>, index) -> index
+  %ub = ccl.read %bounds[%j] : memref<4xindex> -> index
   scf.forall (%i) in (%ub) {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   }
   return
 }
@@ -166,8 +166,8 @@ func.func @forall_bound_reads(%bounds: memref<4xindex>, %sig: memref<8xi32, #ccl
 // from memory (before the loop): NotPure.
 // CHECK-LABEL: func.func @while_before_reads
 // CHECK: scf.while
-// CHECK-NEXT: "ccl.wait"
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.wait
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: arith.cmpi
 // CHECK-NEXT: scf.condition
 // CHECK-NEXT: } do {
@@ -175,9 +175,9 @@ func.func @forall_bound_reads(%bounds: memref<4xindex>, %sig: memref<8xi32, #ccl
 // CHECK-NEXT: {{^ +\}$}}
 // CHECK-NEXT: return
 func.func @while_before_reads(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: index) attributes {ccl.kind = "incore"} {
-  %v = "ccl.read"(%sig, %j) : (memref<8xi32, #ccl.window>, index) -> i32
+  %v = ccl.read %sig[%j] : memref<8xi32, #ccl.window> -> i32
   scf.while : () -> () {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
     %c = arith.cmpi slt, %v, %x : i32
     scf.condition(%c)
   } do {
@@ -190,18 +190,18 @@ func.func @while_before_reads(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: ind
 // region leaves the while PureWithWait.
 // CHECK-LABEL: func.func @while_after_uses_read
 // CHECK: scf.while
-// CHECK-NEXT: "ccl.wait"
+// CHECK-NEXT: ccl.wait
 // CHECK-NEXT: scf.condition
 // CHECK-NEXT: } do {
 // CHECK-NEXT: arith.addi
 // CHECK-NEXT: scf.yield
 // CHECK-NEXT: {{^ +\}$}}
-// CHECK-NEXT: "ccl.cacheinvalid"() : () -> ()
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: return
 func.func @while_after_uses_read(%sig: memref<8xi32, #ccl.window>, %x: i32, %j: index, %go: i1) attributes {ccl.kind = "incore"} {
-  %v = "ccl.read"(%sig, %j) : (memref<8xi32, #ccl.window>, index) -> i32
+  %v = ccl.read %sig[%j] : memref<8xi32, #ccl.window> -> i32
   scf.while : () -> () {
-    "ccl.wait"(%sig, %x) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
     scf.condition(%go)
   } do {
     %y = arith.addi %v, %x : i32

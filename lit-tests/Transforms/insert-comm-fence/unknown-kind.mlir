@@ -5,12 +5,12 @@
 // RUN: not ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' > %t.out 2> %t.err
 // RUN: count 0 < %t.out
 // RUN: FileCheck %s < %t.err
-// RUN: mlir-opt --irdl-file=%irdl %s > /dev/null
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s > /dev/null
 
 // CHECK: unknown-kind.mlir:[[@LINE+2]]:1: error: unknown ccl.kind "kernel"; accepted kinds: incore, aic, aiv, orchestration, graph, group, spmd, opaque
 // expected-error @+1 {{unknown ccl.kind "kernel"; accepted kinds: incore, aic, aiv, orchestration, graph, group, spmd, opaque}}
 func.func @bad(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.kind = "kernel"} {
-  "ccl.tile_store"(%t, %win, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+  ccl.tile_store %t, %win[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
   return
 }
 

@@ -3,16 +3,16 @@
 // very SSA value (or whole-GM), then ccl.fence. One error per (write, sink)
 // pair, at the write, with a note at the sink.
 // RUN: ccl-opt %s --split-input-file --pass-pipeline='builtin.module(ccl-verify-comm-order)' --verify-diagnostics
-// RUN: mlir-opt --irdl-file=%irdl --split-input-file %s -o /dev/null 2>/dev/null
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin --split-input-file %s -o /dev/null 2>/dev/null
 
 // Missing both markers: the write reaches the notify and the return.
 func.func @missing_both(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref<8xi32, #ccl.window>,
                         %i: index, %peer: i32, %one: i32) attributes {ccl.kind = "incore"} {
   // expected-error @+2 {{local publish reaches a ccl.notify without ccl.cacheinvalid of the written window followed by ccl.fence}}
   // expected-error @+1 {{local publish reaches the function's return without ccl.cacheinvalid of the written window}}
-  "ccl.tile_store"(%t, %w, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+  ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
   // expected-note @+1 {{the ccl.notify it reaches}}
-  "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+  ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
   // expected-note @+1 {{the return it reaches}}
   return
 }
@@ -23,11 +23,11 @@ func.func @missing_both(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s:
 func.func @missing_fence(%w: memref<8xi32, #ccl.window>, %v: i32, %s: memref<8xi32, #ccl.window>,
                          %i: index, %peer: i32, %one: i32) attributes {ccl.kind = "incore"} {
   // expected-error @+1 {{local publish reaches a ccl.notify without ccl.fence after the ccl.cacheinvalid of its window}}
-  "ccl.tensor_write"(%w, %v, %i) : (memref<8xi32, #ccl.window>, i32, index) -> ()
-  "ccl.cacheinvalid"(%w) : (memref<8xi32, #ccl.window>) -> ()
+  ccl.tensor_write %w[%i], %v : memref<8xi32, #ccl.window>, i32
+  ccl.cacheinvalid %w : memref<8xi32, #ccl.window>
   // expected-note @+1 {{the ccl.notify it reaches}}
-  "ccl.notify"(%s, %peer, %one) {op = "atomic_add"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
-  "ccl.fence"() : () -> ()
+  ccl.notify atomic_add %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
+  ccl.fence
   return
 }
 
@@ -37,12 +37,12 @@ func.func @missing_fence(%w: memref<8xi32, #ccl.window>, %v: i32, %s: memref<8xi
 func.func @missing_invalidate(%w: memref<64xf32, #ccl.window>, %src: memref<64xf32>, %s: memref<8xi32, #ccl.window>,
                               %peer: i32, %one: i32) attributes {ccl.kind = "incore"} {
   // expected-error @+1 {{local publish reaches a ccl.notify without ccl.cacheinvalid of the written window followed by ccl.fence}}
-  "ccl.get"(%w, %src, %peer) : (memref<64xf32, #ccl.window>, memref<64xf32>, i32) -> ()
-  "ccl.fence"() : () -> ()
+  ccl.get %w, %src, %peer : memref<64xf32, #ccl.window>, memref<64xf32>, i32
+  ccl.fence
   // expected-note @+1 {{the ccl.notify it reaches}}
-  "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
-  "ccl.cacheinvalid"(%w) : (memref<64xf32, #ccl.window>) -> ()
-  "ccl.fence"() : () -> ()
+  ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
+  ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+  ccl.fence
   return
 }
 
@@ -54,13 +54,13 @@ func.func @other_window(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %ot
                         %s: memref<8xi32, #ccl.window>, %i: index, %peer: i32, %one: i32)
     attributes {ccl.kind = "aiv"} {
   // expected-error @+1 {{local publish reaches a ccl.notify without ccl.cacheinvalid of the written window followed by ccl.fence}}
-  "ccl.tile_store"(%t, %w, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
-  "ccl.cacheinvalid"(%other) : (memref<64xf32, #ccl.window>) -> ()
-  "ccl.fence"() : () -> ()
+  ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+  ccl.cacheinvalid %other : memref<64xf32, #ccl.window>
+  ccl.fence
   // expected-note @+1 {{the ccl.notify it reaches}}
-  "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
-  "ccl.cacheinvalid"(%w) : (memref<64xf32, #ccl.window>) -> ()
-  "ccl.fence"() : () -> ()
+  ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
+  ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+  ccl.fence
   return
 }
 
@@ -70,12 +70,12 @@ func.func @other_window(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %ot
 func.func @fence_before_invalidate(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref<8xi32, #ccl.window>,
                                    %i: index, %peer: i32, %one: i32) attributes {ccl.kind = "aic"} {
   // expected-error @+1 {{local publish reaches a ccl.notify without ccl.fence after the ccl.cacheinvalid of its window}}
-  "ccl.tile_store"(%t, %w, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
-  "ccl.fence"() : () -> ()
-  "ccl.cacheinvalid"(%w) : (memref<64xf32, #ccl.window>) -> ()
+  ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+  ccl.fence
+  ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
   // expected-note @+1 {{the ccl.notify it reaches}}
-  "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
-  "ccl.fence"() : () -> ()
+  ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
+  ccl.fence
   return
 }
 
@@ -86,23 +86,23 @@ func.func @fence_before_invalidate(%t: vector<16xf32>, %w: memref<64xf32, #ccl.w
 // nothing. Non-InCore functions are not checked by these rules.
 func.func @ok(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %plain: memref<64xf32>,
               %s: memref<8xi32, #ccl.window>, %i: index, %peer: i32, %one: i32) attributes {ccl.kind = "incore"} {
-  "ccl.tile_store"(%t, %w, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
-  "ccl.cacheinvalid"(%w) : (memref<64xf32, #ccl.window>) -> ()
-  "ccl.fence"() : () -> ()
-  "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
-  "ccl.tile_store"(%t, %w, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+  ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+  ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+  ccl.fence
+  ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
+  ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
   %x = arith.addi %one, %one : i32
-  "ccl.cacheinvalid"() : () -> ()
-  "ccl.tile_store"(%t, %plain, %i) : (vector<16xf32>, memref<64xf32>, index) -> ()
-  "ccl.fence"() : () -> ()
-  "ccl.notify"(%s, %peer, %x) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
-  "ccl.tile_store"(%t, %plain, %i) : (vector<16xf32>, memref<64xf32>, index) -> ()
+  ccl.cacheinvalid
+  ccl.tile_store %t, %plain[%i] : vector<16xf32>, memref<64xf32>
+  ccl.fence
+  ccl.notify set %s, %peer, %x : memref<8xi32, #ccl.window>, i32, i32
+  ccl.tile_store %t, %plain[%i] : vector<16xf32>, memref<64xf32>
   return
 }
 
 func.func @host(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref<8xi32, #ccl.window>,
                 %i: index, %peer: i32, %one: i32) attributes {ccl.kind = "spmd"} {
-  "ccl.tile_store"(%t, %w, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
-  "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+  ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+  ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
   return
 }

@@ -3,18 +3,18 @@
 // Sequential, parallel and while loops alike (inside a kernel, a parallel
 // loop's iterations may run one after another).
 // RUN: ccl-opt %s --split-input-file --pass-pipeline='builtin.module(ccl-verify-comm-order)' --verify-diagnostics
-// RUN: mlir-opt --irdl-file=%irdl --split-input-file %s -o /dev/null 2>/dev/null
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin --split-input-file %s -o /dev/null 2>/dev/null
 
 func.func @back_edge(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref<8xi32, #ccl.window>,
                      %lb: index, %ub: index, %st: index, %peer: i32, %one: i32) attributes {ccl.kind = "incore"} {
   scf.for %k = %lb to %ub step %st {
     // expected-note @+1 {{the ccl.notify it reaches}}
-    "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+    ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
     // expected-error @+1 {{local publish reaches a ccl.notify without ccl.cacheinvalid of the written window followed by ccl.fence}}
-    "ccl.tile_store"(%t, %w, %k) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+    ccl.tile_store %t, %w[%k] : vector<16xf32>, memref<64xf32, #ccl.window>
   }
-  "ccl.cacheinvalid"(%w) : (memref<64xf32, #ccl.window>) -> ()
-  "ccl.fence"() : () -> ()
+  ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+  ccl.fence
   return
 }
 
@@ -27,13 +27,13 @@ func.func @two_iterations(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %
                           %lb: index, %ub: index, %st: index, %peer: i32, %one: i32) attributes {ccl.kind = "incore"} {
   scf.for %k = %lb to %ub step %st {
     // expected-note @+1 {{the ccl.notify it reaches}}
-    "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
-    "ccl.fence"() : () -> ()
+    ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
+    ccl.fence
     // expected-error @+1 {{local publish reaches a ccl.notify without ccl.fence after the ccl.cacheinvalid of its window}}
-    "ccl.tile_store"(%t, %w, %k) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
-    "ccl.cacheinvalid"(%w) : (memref<64xf32, #ccl.window>) -> ()
+    ccl.tile_store %t, %w[%k] : vector<16xf32>, memref<64xf32, #ccl.window>
+    ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
   }
-  "ccl.fence"() : () -> ()
+  ccl.fence
   return
 }
 
@@ -44,9 +44,9 @@ func.func @wait_then_read_in_loop(%s: memref<8xi32, #ccl.window>, %w: memref<64x
                                   %lb: index, %ub: index, %st: index, %one: i32) attributes {ccl.kind = "incore"} {
   scf.for %k = %lb to %ub step %st {
     // expected-note @+1 {{the GM read (ccl.tile_load) it reaches}}
-    %x = "ccl.tile_load"(%w, %k) : (memref<64xf32, #ccl.window>, index) -> vector<16xf32>
+    %x = ccl.tile_load %w[%k] : memref<64xf32, #ccl.window> -> vector<16xf32>
     // expected-error @+1 {{ccl.wait reaches a GM read without a whole-GM ccl.cacheinvalid() after it}}
-    "ccl.wait"(%s, %one) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait ge %s, %one : memref<8xi32, #ccl.window>, i32
   }
   return
 }
@@ -60,16 +60,16 @@ func.func @nested(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memre
   scf.for %k = %lb to %ub step %st {
     scf.for %j = %lb to %ub step %st {
       // expected-note @+1 {{the ccl.notify it reaches}}
-      "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+      ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
     }
     // expected-error @+1 {{remote publish reaches a ccl.notify without ccl.fence}}
-    "ccl.remote_store"(%t, %w, %peer) : (vector<16xf32>, memref<64xf32, #ccl.window>, i32) -> ()
+    ccl.remote_store %t, %w, %peer : vector<16xf32>, memref<64xf32, #ccl.window>, i32
     %c = arith.cmpi eq, %one, %peer : i32
     scf.if %c {
-      "ccl.fence"() : () -> ()
+      ccl.fence
     }
   }
-  "ccl.fence"() : () -> ()
+  ccl.fence
   return
 }
 
@@ -79,17 +79,17 @@ func.func @parallel_and_forall(%t: vector<16xf32>, %w: memref<64xf32, #ccl.windo
                                %lb: index, %ub: index, %st: index, %peer: i32, %one: i32) attributes {ccl.kind = "incore"} {
   scf.parallel (%k) = (%lb) to (%ub) step (%st) {
     // expected-note @+1 {{the ccl.notify it reaches}}
-    "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+    ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
     // expected-error @+1 {{remote publish reaches a ccl.notify without ccl.fence}}
-    "ccl.remote_store"(%t, %w, %peer) : (vector<16xf32>, memref<64xf32, #ccl.window>, i32) -> ()
+    ccl.remote_store %t, %w, %peer : vector<16xf32>, memref<64xf32, #ccl.window>, i32
     scf.reduce
   }
-  "ccl.fence"() : () -> ()
+  ccl.fence
   scf.forall (%k) in (%ub) {
     // expected-note @+1 {{the GM read (ccl.remote_load) it reaches}}
-    %x = "ccl.remote_load"(%w, %peer) : (memref<64xf32, #ccl.window>, i32) -> vector<16xf32>
+    %x = ccl.remote_load %w, %peer : memref<64xf32, #ccl.window>, i32 -> vector<16xf32>
     // expected-error @+1 {{ccl.wait reaches a GM read without a whole-GM ccl.cacheinvalid() after it}}
-    "ccl.wait"(%s, %one) {cmp = "eq"} : (memref<8xi32, #ccl.window>, i32) -> ()
+    ccl.wait eq %s, %one : memref<8xi32, #ccl.window>, i32
   }
   return
 }
@@ -102,12 +102,12 @@ func.func @while(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref
                  %c: i1, %peer: i32, %one: i32) attributes {ccl.kind = "incore"} {
   scf.while : () -> () {
     // expected-note @+1 {{the ccl.notify it reaches}}
-    "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+    ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
     scf.condition(%c)
   } do {
     // expected-error @+2 {{remote publish reaches a ccl.notify without ccl.fence}}
     // expected-error @+1 {{remote publish reaches the function's return without ccl.fence}}
-    "ccl.remote_store"(%t, %w, %peer) : (vector<16xf32>, memref<64xf32, #ccl.window>, i32) -> ()
+    ccl.remote_store %t, %w, %peer : vector<16xf32>, memref<64xf32, #ccl.window>, i32
     scf.yield
   }
   // expected-note @+1 {{the return it reaches}}
@@ -121,22 +121,22 @@ func.func @while(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref
 func.func @ok(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref<8xi32, #ccl.window>,
               %lb: index, %ub: index, %st: index, %c: i1, %peer: i32, %one: i32) attributes {ccl.kind = "incore"} {
   scf.for %k = %lb to %ub step %st {
-    "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
-    "ccl.tile_store"(%t, %w, %k) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+    ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
+    ccl.tile_store %t, %w[%k] : vector<16xf32>, memref<64xf32, #ccl.window>
     scf.for %j = %lb to %ub step %st {
-      "ccl.wait"(%s, %one) {cmp = "ge"} : (memref<8xi32, #ccl.window>, i32) -> ()
+      ccl.wait ge %s, %one : memref<8xi32, #ccl.window>, i32
     }
-    "ccl.cacheinvalid"(%w) : (memref<64xf32, #ccl.window>) -> ()
-    "ccl.cacheinvalid"() : () -> ()
-    "ccl.fence"() : () -> ()
-    %x = "ccl.read"(%w, %k) : (memref<64xf32, #ccl.window>, index) -> f32
+    ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+    ccl.cacheinvalid
+    ccl.fence
+    %x = ccl.read %w[%k] : memref<64xf32, #ccl.window> -> f32
   }
   scf.while : () -> () {
-    "ccl.remote_store"(%t, %w, %peer) : (vector<16xf32>, memref<64xf32, #ccl.window>, i32) -> ()
-    "ccl.fence"() : () -> ()
+    ccl.remote_store %t, %w, %peer : vector<16xf32>, memref<64xf32, #ccl.window>, i32
+    ccl.fence
     scf.condition(%c)
   } do {
-    "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+    ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
     scf.yield
   }
   return

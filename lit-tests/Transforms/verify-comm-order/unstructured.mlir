@@ -4,7 +4,7 @@
 // any number of times. Functions that are not kernels or scan targets are
 // not checked; an unknown ccl.kind is an error.
 // RUN: ccl-opt %s --split-input-file --pass-pipeline='builtin.module(ccl-verify-comm-order)' --verify-diagnostics
-// RUN: mlir-opt --irdl-file=%irdl --split-input-file %s -o /dev/null 2>/dev/null
+// RUN: mlir-opt --load-dialect-plugin=%ccl_plugin --split-input-file %s -o /dev/null 2>/dev/null
 
 func.func @blocks(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref<8xi32, #ccl.window>,
                   %c: i1, %peer: i32, %one: i32) attributes {ccl.kind = "incore"} {
@@ -12,14 +12,14 @@ func.func @blocks(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memre
     cf.cond_br %c, ^publish, ^signal
   ^publish:
     // expected-error @+1 {{remote publish reaches a ccl.notify without ccl.fence}}
-    "ccl.remote_store"(%t, %w, %peer) : (vector<16xf32>, memref<64xf32, #ccl.window>, i32) -> ()
+    ccl.remote_store %t, %w, %peer : vector<16xf32>, memref<64xf32, #ccl.window>, i32
     cf.br ^signal
   ^signal:
     // expected-note @+1 {{the ccl.notify it reaches}}
-    "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+    ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
     scf.yield
   }
-  "ccl.fence"() : () -> ()
+  ccl.fence
   return
 }
 
@@ -29,11 +29,11 @@ func.func @scope(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref
                  %peer: i32, %one: i32) attributes {ccl.kind = "incore"} {
   memref.alloca_scope {
     // expected-note @+1 {{the ccl.notify it reaches}}
-    "ccl.notify"(%s, %peer, %one) {op = "set"} : (memref<8xi32, #ccl.window>, i32, i32) -> ()
+    ccl.notify set %s, %peer, %one : memref<8xi32, #ccl.window>, i32, i32
     // expected-error @+1 {{remote publish reaches a ccl.notify without ccl.fence}}
-    "ccl.remote_store"(%t, %w, %peer) : (vector<16xf32>, memref<64xf32, #ccl.window>, i32) -> ()
+    ccl.remote_store %t, %w, %peer : vector<16xf32>, memref<64xf32, #ccl.window>, i32
   }
-  "ccl.fence"() : () -> ()
+  ccl.fence
   return
 }
 
