@@ -251,6 +251,11 @@ impl<'c> Program<'c> {
         &self.op
     }
 
+    /// The module as a borrowed op, the form the model and the passes read.
+    pub fn operation_ref(&self) -> melior::ir::OperationRef<'c, '_> {
+        mlir::ir::as_ref(&self.op)
+    }
+
     /// The program in MLIR's textual form, as mlir-opt prints it.
     pub fn to_text(&self) -> String {
         let mut out = Vec::new();

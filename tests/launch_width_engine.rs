@@ -65,7 +65,7 @@ fn lowered_form_computes_the_formula_for_every_p_and_l() {
         writeln!(
             source,
             "func.func @{}(%p: {p_ty}, %l: {l_ty}) -> {l_ty} attributes {{llvm.emit_c_interface}} {{\n  \
-             %b = \"ccl.cal_all_to_all_v_blocks\"(%p, %l) : ({p_ty}, {l_ty}) -> {l_ty}\n  \
+             %b = ccl.cal_all_to_all_v_blocks %p, %l : {p_ty}, {l_ty}\n  \
              return %b : {l_ty}\n}}",
             function_name(p_ty, l_ty)
         )
@@ -120,9 +120,9 @@ fn folded_constants_are_the_formula_for_every_p_and_l() {
         for l in RANGE {
             writeln!(
                 source,
-                "  %b_{p}_{l} = \"ccl.cal_all_to_all_v_blocks\"(%p{p}, %l{l}) : (i32, i64) -> i64\n  \
-                 \"ccl.all_to_all_v\"(%s, %c, %s, %c, %b_{p}_{l}) : \
-                 (memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i64) -> ()"
+                "  %b_{p}_{l} = ccl.cal_all_to_all_v_blocks %p{p}, %l{l} : i32, i64\n  \
+                 ccl.all_to_all_v %s, %c, %s, %c, blocks %b_{p}_{l} : \
+                 memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i64"
             )
             .unwrap();
         }

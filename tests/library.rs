@@ -45,7 +45,7 @@ fn parse_errors_are_located_values() {
 fn dialect_verifier_rejects_bool_and_float_integers() {
     let session = Session::new();
     for ty in ["i1", "f32"] {
-        let text = format!("func.func @f(%p: {ty}, %l: i32) {{\n  %b = \"ccl.cal_all_to_all_v_blocks\"(%p, %l) : ({ty}, i32) -> i32\n  return\n}}\n");
+        let text = format!("func.func @f(%p: {ty}, %l: i32) {{\n  %b = ccl.cal_all_to_all_v_blocks %p, %l : {ty}, i32\n  return\n}}\n");
         let error = session.parse(&text, "t.mlir").err().expect("rejected");
         let first = &error.diagnostics()[0];
         assert_eq!(first.loc, SourceLoc::File { file: "t.mlir".into(), line: 2, col: 8 });

@@ -3,17 +3,22 @@
 //!
 //! A program is a module of InCore kernels, orchestration-like functions
 //! (wrappers among them, with recursive call graphs), other functions,
-//! builtin-template kernels and declarations. Bodies use every op of
-//! DIALECT.md and every structured control-flow op (`scf.for`, `scf.while`,
+//! builtin-template kernels and declarations. Bodies use every ccl op in its
+//! custom syntax, every structured control-flow op (`scf.for`, `scf.while`,
 //! `scf.parallel`, `scf.forall`, `scf.if`, `scf.execute_region`,
-//! `scf.index_switch`), nested up to the requested depth, on window-bound
-//! and plain memrefs (function arguments and local `memref.alloc`s).
-//! Loop bounds and branch conditions sometimes "read memory" and some loops
-//! are pure wait loops, so every classification of the insert pass occurs.
+//! `scf.index_switch`) and unstructured control flow (function bodies and
+//! `scf.execute_region`s of several blocks joined by `cf.br` and
+//! `cf.cond_br`, with diamonds and back edges), nested up to the requested
+//! depth, on window-bound and plain memrefs (function arguments and local
+//! `memref.alloc`s). Orchestration functions run collectives, so those that
+//! other orchestration functions call are publishing wrappers, one or more
+//! hops deep. Loop bounds and branch conditions sometimes "read memory" and
+//! some loops are pure wait loops, so every classification of the insert
+//! pass occurs.
 //!
 //! All functions share one signature, so any function can call any other.
-//! The output verifies under `ccl-opt` and under upstream
-//! `mlir-opt --irdl-file=src/dialect/ccl.irdl.mlir`.
+//! The output verifies under `ccl-opt` and under upstream `mlir-opt
+//! --load-dialect-plugin=libccl_dialect_plugin.so`.
 //!
 //! Generation is one pass over the output, linear in `ops`: the text is
 //! written as it is decided. The PRNG is splitmix64, so a seed gives the same
@@ -117,6 +122,7 @@ pub fn generate(config: &Config) -> String {
             emitted: 0,
             indices: vec!["%i".to_string()],
             windows: vec!["%w0", "%w1"],
+            next_block: 1,
         };
         body.function(plan, config.depth, spine == Some(index));
     }
@@ -178,6 +184,8 @@ struct Body<'o> {
     /// Index values in scope (the argument and enclosing induction variables).
     indices: Vec<String>,
     windows: Vec<&'static str>,
+    /// The next unused block label number (`^bbN`) in this function.
+    next_block: usize,
 }
 
 impl Body<'_> {
@@ -212,10 +220,13 @@ impl Body<'_> {
         let budget = plan.budget.saturating_sub(3);
         if spine && depth > 0 {
             self.spine(2, depth, budget);
+            self.line(2, "return");
+        } else if self.rng.chance(25) {
+            self.blocks(2, depth, budget, "return");
         } else {
             self.block(2, depth, budget);
+            self.line(2, "return");
         }
-        self.line(2, "return");
         self.out.push_str("  }\n");
     }
 
@@ -315,8 +326,12 @@ impl Body<'_> {
             }
             13..=14 => {
                 self.line(indent, "scf.execute_region {");
-                body(self, budget);
-                self.line(inner, "scf.yield");
+                if spine.is_none() && self.rng.chance(50) {
+                    self.blocks(inner, nested, budget, "scf.yield");
+                } else {
+                    body(self, budget);
+                    self.line(inner, "scf.yield");
+                }
                 self.line(indent, "}");
             }
             _ => {
@@ -342,6 +357,42 @@ impl Body<'_> {
         }
     }
 
+    /// A region of several blocks: the entry, then `^bbN` blocks, each
+    /// ending in a `cf.br` forward or a `cf.cond_br` with one forward target
+    /// and one anywhere but the entry (a back edge, a self loop, or a
+    /// diamond's other arm). Every block reaches the last one, which ends in
+    /// `exit`.
+    fn blocks(&mut self, indent: usize, depth: usize, budget: usize, exit: &str) {
+        let count = 1 + self.rng.below(4);
+        let first = self.next_block;
+        self.next_block += count;
+        let label = |k: usize| format!("^bb{}", first + k - 1);
+        let share = budget / (count + 1);
+        for k in 0..=count {
+            if k > 0 {
+                // Labels sit one level out, as MLIR prints them.
+                for _ in 1..indent {
+                    self.out.push_str("  ");
+                }
+                let _ = writeln!(self.out, "{}:", label(k));
+            }
+            self.block(indent, depth, share);
+            if k == count {
+                self.line(indent, exit);
+                continue;
+            }
+            let forward = label(k + 1 + self.rng.below(count - k));
+            if self.rng.chance(45) {
+                self.line(indent, &format!("cf.br {forward}"));
+            } else {
+                let condition = self.condition(indent);
+                let other = label(1 + self.rng.below(count));
+                let (then, otherwise) = if self.rng.chance(50) { (forward, other) } else { (other, forward) };
+                self.line(indent, &format!("cf.cond_br {condition}, {then}, {otherwise}"));
+            }
+        }
+    }
+
     /// Only waits and side-effect-free ops: a pure wait loop's body.
     fn pure_wait_body(&mut self, indent: usize, budget: usize) {
         let end = self.emitted + budget.clamp(1, 6);
@@ -361,7 +412,7 @@ impl Body<'_> {
             let read = self.value();
             let cast = self.value();
             let index = self.index();
-            self.line(indent, &format!("{read} = \"ccl.read\"(%cnt, {index}) : (memref<64xi32>, index) -> i32"));
+            self.line(indent, &format!("{read} = ccl.read %cnt[{index}] : memref<64xi32> -> i32"));
             self.line(indent, &format!("{cast} = arith.index_cast {read} : i32 to index"));
             cast
         } else {
@@ -382,7 +433,7 @@ impl Body<'_> {
                 let read = self.value();
                 let cmp = self.value();
                 let index = self.index();
-                self.line(indent, &format!("{read} = \"ccl.read\"(%cnt, {index}) : (memref<64xi32>, index) -> i32"));
+                self.line(indent, &format!("{read} = ccl.read %cnt[{index}] : memref<64xi32> -> i32"));
                 self.line(indent, &format!("{cmp} = arith.cmpi sgt, {read}, %one : i32"));
                 cmp
             }
@@ -409,7 +460,7 @@ impl Body<'_> {
 
     fn wait(&mut self, indent: usize) {
         let cmp = self.rng.pick(&["ge", "eq"]);
-        self.line(indent, &format!("\"ccl.wait\"(%s, %one) {{cmp = \"{cmp}\"}} : ({SIGNAL}, i32) -> ()"));
+        self.line(indent, &format!("ccl.wait {cmp} %s, %one : {SIGNAL}, i32"));
     }
 
     fn callee(&mut self, orchestration: bool) -> String {
@@ -439,54 +490,54 @@ impl Body<'_> {
             0..=11 => {
                 let (dst, ty) = self.destination();
                 let index = self.index();
-                self.line(indent, &format!("\"ccl.tile_store\"(%t, {dst}, {index}) : (vector<16xf32>, {ty}, index) -> ()"));
+                self.line(indent, &format!("ccl.tile_store %t, {dst}[{index}] : vector<16xf32>, {ty}"));
             }
             12..=16 => {
                 let (dst, ty) = self.destination();
                 let index = self.index();
-                self.line(indent, &format!("\"ccl.tensor_write\"({dst}, %one, {index}) : ({ty}, i32, index) -> ()"));
+                self.line(indent, &format!("ccl.tensor_write {dst}[{index}], %one : {ty}, i32"));
             }
             17..=19 => {
                 let (dst, ty) = self.destination();
-                self.line(indent, &format!("\"ccl.get\"({dst}, %p, %peer) : ({ty}, {PLAIN}, i32) -> ()"));
+                self.line(indent, &format!("ccl.get {dst}, %p, %peer : {ty}, {PLAIN}, i32"));
             }
             20..=23 => {
                 let (dst, ty) = self.destination();
-                self.line(indent, &format!("\"ccl.remote_store\"(%t, {dst}, %peer) : (vector<16xf32>, {ty}, i32) -> ()"));
+                self.line(indent, &format!("ccl.remote_store %t, {dst}, %peer : vector<16xf32>, {ty}, i32"));
             }
             24..=25 => {
-                let (src, ty) = self.destination();
-                self.line(indent, &format!("\"ccl.put\"(%p, {src}, %i) : ({PLAIN}, {ty}, index) -> ()"));
+                let (dst, ty) = self.destination();
+                self.line(indent, &format!("ccl.put {dst}, %p, %peer : {ty}, {PLAIN}, i32"));
             }
             26..=28 => {
                 let (src, ty) = self.destination();
                 let v = self.value();
-                self.line(indent, &format!("{v} = \"ccl.remote_load\"({src}, %peer) : ({ty}, i32) -> vector<16xf32>"));
+                self.line(indent, &format!("{v} = ccl.remote_load {src}, %peer : {ty}, i32 -> vector<16xf32>"));
             }
             29..=33 => {
                 let (src, ty) = self.destination();
                 let index = self.index();
                 let v = self.value();
-                self.line(indent, &format!("{v} = \"ccl.tile_load\"({src}, {index}) : ({ty}, index) -> vector<16xf32>"));
+                self.line(indent, &format!("{v} = ccl.tile_load {src}[{index}] : {ty} -> vector<16xf32>"));
             }
             34..=38 => {
                 let (src, ty) = self.destination();
                 let index = self.index();
                 let v = self.value();
-                self.line(indent, &format!("{v} = \"ccl.read\"({src}, {index}) : ({ty}, index) -> f32"));
+                self.line(indent, &format!("{v} = ccl.read {src}[{index}] : {ty} -> f32"));
             }
             39..=44 => {
                 let op = self.rng.pick(&["set", "atomic_add"]);
-                self.line(indent, &format!("\"ccl.notify\"(%s, %peer, %one) {{op = \"{op}\"}} : ({SIGNAL}, i32, i32) -> ()"));
+                self.line(indent, &format!("ccl.notify {op} %s, %peer, %one : {SIGNAL}, i32, i32"));
             }
             45..=49 => self.wait(indent),
-            50..=51 => self.line(indent, "\"ccl.fence\"() : () -> ()"),
+            50..=51 => self.line(indent, "ccl.fence"),
             52..=53 => {
                 if self.rng.chance(50) {
-                    self.line(indent, "\"ccl.cacheinvalid\"() : () -> ()");
+                    self.line(indent, "ccl.cacheinvalid");
                 } else {
                     let w = self.window();
-                    self.line(indent, &format!("\"ccl.cacheinvalid\"({w}) : ({WINDOW}) -> ()"));
+                    self.line(indent, &format!("ccl.cacheinvalid {w} : {WINDOW}"));
                 }
             }
             54..=55 => {
@@ -495,15 +546,15 @@ impl Body<'_> {
             }
             56..=57 => {
                 let v = self.value();
-                let op = self.rng.pick(&["\"ccl.comm_size\"", "\"ccl.rank\""]);
-                self.line(indent, &format!("{v} = {op}() : () -> i32"));
+                let op = self.rng.pick(&["ccl.comm_size", "ccl.rank"]);
+                self.line(indent, &format!("{v} = {op} : i32"));
             }
             58..=59 => self.call(indent, orchestration),
             60..=73 => self.call(indent, orchestration),
             74..=79 => {
                 let callee = self.callee(orchestration);
                 let w = self.window();
-                self.line(indent, &format!("\"ccl.submit\"({w}) {{callee = @{callee}}} : ({WINDOW}) -> ()"));
+                self.line(indent, &format!("ccl.submit @{callee}({w}) : ({WINDOW}) -> ()"));
             }
             80..=85 => {
                 let blocks = if self.kind != Kind::InCore && self.rng.chance(50) {
@@ -516,13 +567,13 @@ impl Body<'_> {
                     let lv = self.rng.pick(&[1, 7, 8, 10, 16, 32]);
                     self.line(indent, &format!("{p} = arith.constant {pv} : i32"));
                     self.line(indent, &format!("{l} = arith.constant {lv} : i32"));
-                    self.line(indent, &format!("{b} = \"ccl.cal_all_to_all_v_blocks\"({p}, {l}) : (i32, i32) -> i32"));
+                    self.line(indent, &format!("{b} = ccl.cal_all_to_all_v_blocks {p}, {l} : i32, i32"));
                     b
                 } else if self.kind != Kind::InCore && self.rng.chance(50) {
                     let size = self.value();
                     let b = self.value();
-                    self.line(indent, &format!("{size} = \"ccl.comm_size\"() : () -> i32"));
-                    self.line(indent, &format!("{b} = \"ccl.cal_all_to_all_v_blocks\"({size}, %one) : (i32, i32) -> i32"));
+                    self.line(indent, &format!("{size} = ccl.comm_size : i32"));
+                    self.line(indent, &format!("{b} = ccl.cal_all_to_all_v_blocks {size}, %one : i32, i32"));
                     b
                 } else {
                     "%one".to_string()
@@ -532,19 +583,19 @@ impl Body<'_> {
                 self.line(
                     indent,
                     &format!(
-                        "\"ccl.all_to_all_v\"({send}, %cnt, {recv}, %cnt, {blocks}) : ({WINDOW}, memref<64xi32>, {WINDOW}, memref<64xi32>, i32) -> ()"
+                        "ccl.all_to_all_v {send}, %cnt, {recv}, %cnt, blocks {blocks} : {WINDOW}, memref<64xi32>, {WINDOW}, memref<64xi32>, i32"
                     ),
                 );
             }
             86..=90 => {
                 let reduce = self.rng.pick(&["sum", "max", "min"]);
                 let (dst, ty) = self.destination();
-                self.line(indent, &format!("\"ccl.all_reduce\"(%p, {dst}) {{reduce = \"{reduce}\"}} : ({PLAIN}, {ty}) -> ()"));
+                self.line(indent, &format!("ccl.all_reduce {reduce} %p, {dst} : {PLAIN}, {ty}"));
             }
-            91..=94 => self.line(indent, "\"ccl.barrier\"() : () -> ()"),
+            91..=94 => self.line(indent, "ccl.barrier"),
             95..=97 => {
                 let v = self.value();
-                self.line(indent, &format!("{v} = \"ccl.read\"(%cnt, %i) : (memref<64xi32>, index) -> i32"));
+                self.line(indent, &format!("{v} = ccl.read %cnt[%i] : memref<64xi32> -> i32"));
             }
             _ => {
                 let v = self.value();

@@ -7,13 +7,13 @@ const PROGRAM: &str = r#"
     func.func @entry(%s: memref<?xi8>, %c: memref<?xi32>) attributes {ccl.kind = "orchestration"} {
       %p = arith.constant 8 : i32
       %l = arith.constant 20 : i32
-      %b = "ccl.cal_all_to_all_v_blocks"(%p, %l) : (i32, i32) -> i32
-      "ccl.all_to_all_v"(%s, %c, %s, %c, %b) : (memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i32) -> ()
+      %b = ccl.cal_all_to_all_v_blocks %p, %l : i32, i32
+      ccl.all_to_all_v %s, %c, %s, %c, blocks %b : memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i32
       return
     }
     func.func @stamped(%s: memref<?xi8>, %c: memref<?xi32>) attributes {ccl.kind = "orchestration"} {
       %b = arith.constant 8 : i32
-      "ccl.all_to_all_v"(%s, %c, %s, %c, %b) {launch_width = 8 : i64} : (memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i32) -> ()
+      ccl.all_to_all_v %s, %c, %s, %c, blocks %b {launch_width = 8 : i64} : memref<?xi8>, memref<?xi32>, memref<?xi8>, memref<?xi32>, i32
       return
     }
     func.func @kernel() attributes {ccl.kind = "incore"} { return }

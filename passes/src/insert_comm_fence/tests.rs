@@ -28,7 +28,7 @@ fn loop_classes(module: &Module<'_>, name: &str) -> Vec<Purity> {
 const SIG: &str = "memref<8xi32, #ccl.window>";
 
 fn wait() -> String {
-    format!(r#""ccl.wait"(%sig, %x) {{cmp = "ge"}} : ({SIG}, i32) -> ()"#)
+    format!("ccl.wait ge %sig, %x : {SIG}, i32")
 }
 
 #[test]
@@ -40,10 +40,10 @@ fn classification_of_loops() {
         func.func @f(%sig: {SIG}, %x: i32, %c: i1, %lb: index, %ub: index, %s: index, %j: index) {{
           scf.for %i = %lb to %ub step %s {{ {w} }}
           scf.for %i = %lb to %ub step %s {{ %y = arith.addi %x, %x : i32 }}
-          scf.for %i = %lb to %ub step %s {{ {w} "ccl.notify"(%sig, %x, %x) {{op = "set"}} : ({SIG}, i32, i32) -> () }}
+          scf.for %i = %lb to %ub step %s {{ {w} ccl.notify set %sig, %x, %x : {SIG}, i32, i32 }}
           scf.for %i = %lb to %ub step %s {{ scf.if %c {{ {w} }} }}
           scf.for %i = %lb to %ub step %s {{ scf.if %c {{ }} else {{ {w} }} }}
-          %v = "ccl.read"(%sig, %j) : ({SIG}, index) -> i32
+          %v = ccl.read %sig[%j] : {SIG} -> i32
           %n = arith.index_cast %v : i32 to index
           scf.for %i = %lb to %n step %s {{ {w} }}
           %b = arith.cmpi eq, %v, %x : i32
@@ -79,7 +79,7 @@ fn classification_of_loops() {
 fn reads_memory_is_iterative_and_stops_at_non_pure_ops() {
     let context = context();
     // A chain long enough to overflow a recursive walk's stack.
-    let mut body = String::from("%v0 = \"ccl.read\"(%sig, %j) : (memref<8xi32, #ccl.window>, index) -> i32\n");
+    let mut body = String::from("%v0 = ccl.read %sig[%j] : memref<8xi32, #ccl.window> -> i32\n");
     let length = 20_000;
     for i in 1..=length {
         body.push_str(&format!("%v{i} = arith.addi %v{}, %x : i32\n", i - 1));
@@ -87,7 +87,7 @@ fn reads_memory_is_iterative_and_stops_at_non_pure_ops() {
     let source = format!(
         r#"func.func @f(%sig: {SIG}, %x: i32, %j: index, %t: vector<4xf32>) -> (i32, i32) {{
           {body}
-          %tile = "ccl.tile_load"(%sig, %j) : ({SIG}, index) -> vector<4xi32>
+          %tile = ccl.tile_load %sig[%j] : {SIG} -> vector<4xi32>
           %e = vector.extract %tile[0] : i32 from vector<4xi32>
           return %v{length}, %e : i32, i32
         }}"#
@@ -116,10 +116,10 @@ fn phase_a_plan_is_empty_after_apply() {
         func.func @k(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %sig: {SIG}, %x: i32,
                      %c: i1, %lb: index, %ub: index, %s: index) attributes {{ccl.kind = "incore"}} {{
           scf.for %i = %lb to %ub step %s {{
-            "ccl.tile_store"(%t, %win, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+            ccl.tile_store %t, %win[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
             scf.if %c {{ {w} }} else {{ func.call @h() : () -> () }}
             scf.while : () -> () {{ {w} scf.condition(%c) }} do {{ scf.yield }}
-            "ccl.put"(%win, %win, %x) : (memref<64xf32, #ccl.window>, memref<64xf32, #ccl.window>, i32) -> ()
+            ccl.put %win, %win, %x : memref<64xf32, #ccl.window>, memref<64xf32, #ccl.window>, i32
           }}
           {w}
           {w}
@@ -145,17 +145,17 @@ fn phase_a_plan_is_empty_after_apply() {
 /// kernel after a collective.
 const CHANGES_PROGRAM: &str = r#"
     func.func @publish(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.kind = "incore"} {
-      "ccl.tile_store"(%t, %win, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
+      ccl.tile_store %t, %win[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
       return
     }
     func.func @done() attributes {ccl.kind = "aiv"} {
-      "ccl.cacheinvalid"() : () -> ()
-      "ccl.fence"() : () -> ()
+      ccl.cacheinvalid
+      ccl.fence
       return
     }
     func.func @helper() { return }
     func.func @main(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.kind = "orchestration"} {
-      "ccl.barrier"() : () -> ()
+      ccl.barrier
       func.call @publish(%t, %win, %i) : (vector<16xf32>, memref<64xf32, #ccl.window>, index) -> ()
       func.call @done() : () -> ()
       func.call @helper() : () -> ()
