@@ -13,3 +13,30 @@ pub unsafe fn bytes_of<'s>(text: mlir_sys::MlirStringRef) -> &'s [u8] {
         std::slice::from_raw_parts(text.data as *const u8, text.length)
     }
 }
+
+/// `name` as a symbol reference in MLIR's syntax: `@name` when it is a bare
+/// identifier, else quoted (`@""`, `@"a b"`), so a message names every
+/// function unambiguously, the empty name included.
+pub fn symbol_ref(name: &str) -> String {
+    let mut chars = name.chars();
+    let bare = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'));
+    if bare {
+        format!("@{name}")
+    } else {
+        format!("@{name:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::symbol_ref;
+
+    #[test]
+    fn symbols_print_as_mlir_spells_them() {
+        assert_eq!(symbol_ref("kernel_0.a$"), "@kernel_0.a$");
+        assert_eq!(symbol_ref(""), "@\"\"");
+        assert_eq!(symbol_ref("a b"), "@\"a b\"");
+        assert_eq!(symbol_ref("0x"), "@\"0x\"");
+    }
+}

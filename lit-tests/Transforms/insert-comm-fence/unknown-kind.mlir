@@ -27,3 +27,10 @@ func.func @case() attributes {ccl.kind = "InCore"} {
 // CHECK: unknown-kind.mlir:[[@LINE+2]]:1: error: unknown ccl.kind 1 : i32
 // expected-error @+1 {{unknown ccl.kind 1 : i32}}
 func.func private @number() attributes {ccl.kind = 1 : i32}
+
+// The empty string is a kind like any other: unknown.
+// CHECK: unknown-kind.mlir:[[@LINE+2]]:1: error: unknown ccl.kind ""; accepted kinds: incore,
+// expected-error @+1 {{unknown ccl.kind ""; accepted kinds: incore, aic, aiv, orchestration, graph, group, spmd, opaque}}
+func.func @empty() attributes {ccl.kind = ""} {
+  return
+}

@@ -1,7 +1,7 @@
-// Shapes outside structured control flow are read conservatively: a
-// multi-block region is its entry block, then any of its blocks in any order;
-// an unknown op with regions (memref.alloca_scope here) may run its regions
-// any number of times. Functions that are not kernels or scan targets are
+// Shapes outside structured control flow: a region of several blocks is
+// followed along its branches (cfg.mlir has more); an unknown op with
+// regions (memref.alloca_scope here) may run its regions any number of
+// times, in any order. Functions that are not kernels or scan targets are
 // not checked; an unknown ccl.kind is an error.
 // RUN: ccl-opt %s --split-input-file --pass-pipeline='builtin.module(ccl-verify-comm-order)' --verify-diagnostics
 // RUN: mlir-opt --load-dialect-plugin=%ccl_plugin --split-input-file %s -o /dev/null 2>/dev/null

@@ -140,9 +140,10 @@ fn in_core_error(function: OperationRef<'_, '_>) -> String {
     let name = symbol_name(function).unwrap_or_default();
     let kind = crate::ir::discardable_string_attr(function, names::ATTR_KIND).unwrap_or("opaque");
     format!(
-        "'{}' in InCore function @{name} (ccl.kind = \"{kind}\"): the launch width is computed once at the \
+        "'{}' in InCore function {} (ccl.kind = \"{kind}\"): the launch width is computed once at the \
          orchestration entry and passed in, never recomputed by a kernel",
         CalAllToAllVBlocks::NAME,
+        crate::strings::symbol_ref(name),
     )
 }
 

@@ -20,6 +20,7 @@ pub mod lattice;
 pub mod launches;
 pub mod oracle;
 
+use crate::strings::symbol_ref;
 use crate::{
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
     names::FunctionKind,
@@ -217,21 +218,21 @@ pub fn reports<'c>(module: &Module, findings: &Findings, limit: usize) -> Vec<Re
     }
     let left = limit.saturating_sub(out.len());
     for v in findings.launch_violations.iter().take(left) {
-        let kernel = &module.functions[v.kernel].name;
+        let kernel = symbol_ref(&module.functions[v.kernel].name);
         let message = match v.wrapper {
             None => format!(
-                "InCore function @{kernel} is launched after a publish but reads GM before a whole-GM \
+                "InCore function {kernel} is launched after a publish but reads GM before a whole-GM \
                  ccl.cacheinvalid(); it needs the prologue ccl.cacheinvalid() + ccl.fence"
             ),
             Some(wrapper) => format!(
-                "call to @{} launches InCore function @{kernel} after a publish, but @{kernel} reads GM before a \
+                "call to {} launches InCore function {kernel} after a publish, but {kernel} reads GM before a \
                  whole-GM ccl.cacheinvalid(); it needs the prologue ccl.cacheinvalid() + ccl.fence",
-                module.functions[wrapper].name
+                symbol_ref(&module.functions[wrapper].name)
             ),
         };
         out.push(
             Report::error(loc(v.call), message)
-                .with_note(loc(v.read), format!("the first GM read of @{kernel} it reaches"))
+                .with_note(loc(v.read), format!("the first GM read of {kernel} it reaches"))
                 .with_note(loc(v.publish), "the publish it runs after"),
         );
     }
