@@ -347,11 +347,6 @@ impl<'h> PassContext<'h> {
         self.preserved_all = true;
     }
 
-    /// Undoes `preserve_all` (the run changed something after all).
-    pub fn changed(&mut self) {
-        self.preserved_all = false;
-    }
-
     pub fn preserved_all(&self) -> bool {
         self.preserved_all
     }

@@ -159,7 +159,7 @@ pub fn ends_its_block(op: OperationRef<'_, '_>) -> bool {
     }
 }
 
-/// DIALECT.md's side-effect-free ops (`arith`, `index`, `math`, the pure
+/// The side-effect-free ops of docs/semantics.md (`arith`, `index`, `math`, the pure
 /// ccl ops) and terminators: by name, or by ending its block as one.
 pub fn is_side_effect_free(op: OperationRef<'_, '_>) -> bool {
     Name::of(op).is_side_effect_free() || ends_its_block(op)
@@ -215,9 +215,6 @@ pub fn successor_keys(block: BlockRef<'_, '_>) -> Vec<usize> {
     }
 }
 
-pub fn region_key(region: RegionRef<'_, '_>) -> usize {
-    region.to_raw().ptr as usize
-}
 
 /// The operand range of segment `index` of an op with `operandSegmentSizes`
 /// (`scf.parallel`, `scf.forall`), or `None` when the op has no such
@@ -283,7 +280,7 @@ fn string_ref(text: &str) -> mlir_sys::MlirStringRef {
     mlir_sys::MlirStringRef { data: text.as_ptr() as *const _, length: text.len() }
 }
 
-/// A `ccl.kind` that DIALECT.md does not list (or that is not a string).
+/// A `ccl.kind` that docs/semantics.md does not list (or that is not a string).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownKind {
     /// The attribute as written (`"foo"`, `3 : i32`).
@@ -296,7 +293,7 @@ impl fmt::Display for UnknownKind {
     }
 }
 
-/// What a function is (DIALECT.md, "Functions"): its `ccl.kind` (default
+/// What a function is (docs/semantics.md, "Functions"): its `ccl.kind` (default
 /// `opaque`), with `ccl.level = "host"` plus `ccl.role = "orchestrator"`
 /// making a non-InCore function orchestration-like. An explicit InCore kind
 /// wins over level/role: a device kernel is never a scan target.
@@ -377,7 +374,7 @@ pub fn memory_space(ty: Type<'_>) -> Option<mlir_sys::MlirAttribute> {
 }
 
 
-/// Whether `value` is a window-bound memref (DIALECT.md, "Buffers"),
+/// Whether `value` is a window-bound memref (docs/semantics.md, "Buffers"),
 /// against the interned `#ccl.window` (no printing).
 pub fn is_window_bound(names: &Interned, value: Value<'_, '_>) -> bool {
     memory_space(value.r#type()).is_some_and(|space| names.is_window_space(space))
@@ -659,10 +656,6 @@ pub fn set_attribute<'c>(op: OperationRef<'c, '_>, name: &str, attribute: Attrib
     }
 }
 
-/// The signless integer type of `width` bits, in the context of `like`.
-pub fn int_type<'c>(like: Type<'c>, width: u32) -> Type<'c> {
-    unsafe { Type::from_raw(mlir_sys::mlirIntegerTypeGet(mlir_sys::mlirTypeGetContext(like.to_raw()), width)) }
-}
 
 /// The context `op` lives in, as the `&Context` melior's builders take.
 pub fn context_of<'c>(op: OperationRef<'c, '_>) -> &'c melior::Context {

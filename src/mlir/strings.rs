@@ -3,7 +3,7 @@
 //! strings MLIR's registry keeps for the life of the process.
 
 use mlir_sys::MlirStringRef;
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, CString};
 
 /// A borrowed `MlirStringRef` of `text` (valid while `text` is).
 pub fn string_ref(text: &str) -> MlirStringRef {
@@ -37,13 +37,6 @@ pub fn leak_c(text: &str) -> *const c_char {
     Box::leak(owned.into_boxed_c_str()).as_ptr()
 }
 
-/// The text of a C string, lossily; empty for null.
-pub fn c_str(text: *const c_char) -> String {
-    if text.is_null() {
-        return String::new();
-    }
-    unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned()
-}
 
 /// An `MlirStringCallback` appending to a `Vec<u8>` (`user_data`).
 pub unsafe extern "C" fn append_to_vec(chunk: MlirStringRef, user_data: *mut std::ffi::c_void) {

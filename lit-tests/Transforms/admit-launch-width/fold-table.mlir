@@ -1,4 +1,4 @@
-// SEMANTICS.md's worked table, one row per function: both-constant cal ops
+// The worked table of docs/semantics.md, one row per function: both-constant cal ops
 // fold into an arith.constant of the result type (L's type, any integer width
 // or index), and the launch it feeds is stamped with launch_width = B : i64.
 // RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-admit-launch-width)' | FileCheck %s

@@ -1,4 +1,4 @@
-// A ccl.kind that DIALECT.md does not list is a located error naming the
+// A ccl.kind that docs/semantics.md does not list is a located error naming the
 // accepted kinds, and the pass fails. Every bad function is reported.
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' --verify-diagnostics
 // Nothing is printed and the exit code is 1 without --verify-diagnostics.

@@ -26,7 +26,7 @@ func.func @kernel_no_markers(%t: vector<16xf32>, %plain: memref<64xf32>, %win: m
   %a = ccl.remote_load %win, %peer : memref<64xf32, #ccl.window>, i32 -> vector<16xf32>
   %b = ccl.tile_load %win[%i] : memref<64xf32, #ccl.window> -> vector<16xf32>
   %r = ccl.read %sig[%i] : memref<8xi32, #ccl.window> -> i32
-  // memref.store is not one of the ccl publish ops DIALECT.md lists.
+  // memref.store is not one of the ccl publish ops (docs/semantics.md).
   memref.store %v, %win[%i] : memref<64xf32, #ccl.window>
   return %r : i32
 }

@@ -77,7 +77,7 @@ impl Algebra for Exact {
 }
 
 /// Operands the formula is not defined on. The messages are the pass's
-/// diagnostics, word for word (SEMANTICS.md, rule 2).
+/// diagnostics, word for word (docs/semantics.md, admission rule 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FormulaError {
     #[error("P (rank count) must be positive, got {0}")]
@@ -121,7 +121,7 @@ pub fn blocks(p: i128, l: i128) -> Result<i128, FormulaError> {
 mod tests {
     use super::*;
 
-    /// SEMANTICS.md's worked table.
+    /// The worked table of docs/semantics.md.
     const TABLE: &[(i128, i128, i128)] =
         &[(8, 1, 1), (8, 7, 7), (8, 8, 8), (8, 10, 8), (8, 15, 8), (8, 16, 16), (16, 7, 7), (16, 16, 16)];
 

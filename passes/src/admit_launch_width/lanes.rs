@@ -1,5 +1,5 @@
 //! The lane mapping of an admitted `ccl.all_to_all_v` launch: which peer and
-//! lane each of the B blocks serves (SEMANTICS.md, "Lane mapping").
+//! lane each of the B blocks serves (docs/semantics.md, "Lane mapping").
 //!
 //! With P ranks and B blocks, K = `lanes_per_peer(P, B)`:
 //! - B >= P (so B = K * P): block `idx` serves peer `idx / K`, lane `idx % K`;

@@ -1,5 +1,5 @@
 //! `ccl-admit-launch-width`: admission of the `ccl.all_to_all_v` launch
-//! width (SEMANTICS.md). A module pass: it needs every function's kind (rule
+//! width (docs/semantics.md). A module pass: it needs every function's kind (rule
 //! 5) and merges per function (rule 6).
 //!
 //! One run, in order, on the ops as found:

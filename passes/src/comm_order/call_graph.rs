@@ -72,11 +72,6 @@ impl CallGraph {
         self.graph.neighbors_directed(NodeIndex::new(f), Direction::Outgoing).map(|n| n.index())
     }
 
-    /// The callers of `f`.
-    pub fn callers(&self, f: usize) -> impl Iterator<Item = usize> + '_ {
-        self.graph.neighbors_directed(NodeIndex::new(f), Direction::Incoming).map(|n| n.index())
-    }
-
     /// For every function, the InCore functions it reaches through calls
     /// of non-InCore functions, transitively, restricted to those `keep`
     /// accepts; sorted. Components share one answer, computed callees first.

@@ -1,4 +1,4 @@
-//! Phase A: markers inside one InCore function (SEMANTICS.md rules 1-6).
+//! Phase A: markers inside one InCore function (docs/semantics.md, rules 1-6).
 //!
 //! The function is analysed first and changed afterwards: `plan` walks the
 //! ops as they were before any insertion and returns the insertions, `apply`

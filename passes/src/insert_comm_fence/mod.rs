@@ -1,6 +1,6 @@
 //! `ccl-insert-comm-fence`: puts the memory-consistency markers ("data
 //! before signal") into device kernels, and the post-collective prologue
-//! into kernels launched after a collective (SEMANTICS.md; the guide is
+//! into kernels launched after a collective (docs/semantics.md; the guide is
 //! docs/passes/insert-comm-fence.md).
 //!
 //! One module pass, in two phases:

@@ -63,7 +63,7 @@ impl<'n> Classifier<'n> {
         Self { names, memo }
     }
 
-    /// The class of `op` (SEMANTICS.md, Phase A rule 5).
+    /// The class of `op` (docs/semantics.md, Phase A rule 5).
     pub fn op_class(&mut self, op: OperationRef<'_, '_>) -> Purity {
         let names = self.names;
         let name = Name::of(op);

@@ -1,5 +1,5 @@
 //! `ccl-verify-comm-order`: the compile-time safety net for "data before
-//! signal" (SEMANTICS.md). A checker, not a rewriter: it changes nothing,
+//! signal" (docs/semantics.md). A checker, not a rewriter: it changes nothing,
 //! reports every violation of a run as a located error with a note at the
 //! other end of the offending path, then fails.
 //!
