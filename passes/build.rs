@@ -304,14 +304,15 @@ fn element_accessors(w: &mut String, elements: &[Element], what: &str, getter: &
         let after = elements[position + 1..].iter().filter(|e| e.arity == Arity::One).count();
         match e.arity {
             Arity::One => {
+                // The generated expressions leave out `- 0`, which clippy
+                // flags in the including crate.
                 let index = if seen_group {
-                    format!("crate::ir::{count}(self.0) - {after} - 1")
+                    format!("crate::ir::{count}(self.0) - {}", after + 1)
                 } else {
                     before.to_string()
                 };
                 writeln!(w, "    /// {what} `{}`.", e.name).unwrap();
-                writeln!(w, "    pub fn {}(self) -> {ty} {{\n        crate::ir::{getter}(self.0, {index})\n    }}\n", ident(&e.name),
-                    ty = if what == "Operand" { "Value<'c, 'a>" } else { "Value<'c, 'a>" }).unwrap();
+                writeln!(w, "    pub fn {}(self) -> Value<'c, 'a> {{\n        crate::ir::{getter}(self.0, {index})\n    }}\n", ident(&e.name)).unwrap();
                 before += 1;
             }
             Arity::Optional => {
@@ -322,7 +323,7 @@ fn element_accessors(w: &mut String, elements: &[Element], what: &str, getter: &
             Arity::Variadic => {
                 seen_group = true;
                 writeln!(w, "    /// {what}s `{}` (variadic).", e.name).unwrap();
-                writeln!(w, "    pub fn {}(self) -> impl ExactSizeIterator<Item = Value<'c, 'a>> + Clone {{\n        let op = self.0;\n        ({before}..crate::ir::{count}(op) - {after}).map(move |i| crate::ir::{getter}(op, i))\n    }}\n", ident(&e.name)).unwrap();
+                writeln!(w, "    pub fn {}(self) -> impl ExactSizeIterator<Item = Value<'c, 'a>> + Clone {{\n        let op = self.0;\n        ({before}..crate::ir::{count}(op){end}).map(move |i| crate::ir::{getter}(op, i))\n    }}\n", ident(&e.name), end = if after == 0 { String::new() } else { format!(" - {after}") }).unwrap();
             }
         }
     }

@@ -180,7 +180,7 @@ fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Co
     counts.programs.fetch_add(1, Ordering::Relaxed);
     let markers = inserted_lines(&original, &once, &what);
     counts.markers.fetch_add(markers.len() as u64, Ordering::Relaxed);
-    if seed % MUTATE_EVERY != 0 {
+    if !seed.is_multiple_of(MUTATE_EVERY) {
         return;
     }
 

@@ -446,7 +446,7 @@ impl Body<'_> {
     }
 
     fn window(&mut self) -> &'static str {
-        *self.rng.pick(&self.windows)
+        self.windows[self.rng.below(self.windows.len())]
     }
 
     /// A destination: usually a window, sometimes a plain memref.

@@ -39,6 +39,10 @@ pub fn leak_c(text: &str) -> *const c_char {
 
 
 /// An `MlirStringCallback` appending to a `Vec<u8>` (`user_data`).
+///
+/// # Safety
+/// `user_data` must point at a live `Vec<u8>` that nothing else borrows, and
+/// `chunk` at readable bytes, for the duration of the call.
 pub unsafe extern "C" fn append_to_vec(chunk: MlirStringRef, user_data: *mut std::ffi::c_void) {
     // Once per printed token: a bare catch_unwind, free unless something panics.
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
