@@ -311,7 +311,7 @@ func.func @two(%d: memref<8xf32, #ccl.window>, %c: memref<4xi32, #ccl.window>,
   // expected-error @+1 {{signal stride 2 is narrower than the admitted launch width 4}}
   ccl.all_to_all_v %d, %c, %d, %c, blocks %b, signal %bad {launch_width = 4 : i64}
       : memref<8xf32, #ccl.window>, memref<4xi32, #ccl.window>, memref<8xf32, #ccl.window>, memref<4xi32, #ccl.window>, i32, memref<4x2xi32, #ccl.window>
-  // expected-error @+1 {{'ccl.all_to_all_v' has no signal operand}}
+  // expected-error @+1 {{'ccl.all_to_all_v' has no signal operand: lowering synchronises on a memref<P x S x i32, #ccl.window>}}
   ccl.all_to_all_v %d, %c, %d, %c, blocks %b {launch_width = 4 : i64}
       : memref<8xf32, #ccl.window>, memref<4xi32, #ccl.window>, memref<8xf32, #ccl.window>, memref<4xi32, #ccl.window>, i32
   return
