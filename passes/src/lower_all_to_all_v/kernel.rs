@@ -20,13 +20,16 @@ use melior::{
         func, scf,
     },
     ir::{
-        attribute::{ArrayAttribute, IntegerAttribute, StringAttribute, TypeAttribute},
+        attribute::{IntegerAttribute, StringAttribute, TypeAttribute},
         block::BlockLike,
-        r#type::{FunctionType, IntegerType},
+        r#type::{FunctionType, IntegerType, TypeLike},
         Attribute, Block, BlockRef, Identifier, Location, Operation, OperationRef, Region, RegionLike, Type, Value,
     },
     Context,
 };
+
+/// The kernel attribute that lists the steps it runs, in order.
+pub const ATTR_PROTOCOL: &str = "ccl.protocol";
 
 /// Where ops go: before the terminator of `block` (or at its end).
 #[derive(Clone, Copy)]
@@ -128,8 +131,6 @@ pub fn build<'c>(
     let region = Region::new();
     region.append_block(Block::new(&argument_locations));
     let id = |text: &str| Identifier::new(context, text);
-    let steps: Vec<Attribute<'c>> =
-        protocol.iter().map(|step| StringAttribute::new(context, step.name).into()).collect();
     let i64_type = IntegerType::new(context, 64).into();
     let function = func::func(
         context,
@@ -140,7 +141,7 @@ pub fn build<'c>(
             (id(names::ATTR_KIND), StringAttribute::new(context, "aiv").into()),
             (id(names::ATTR_BUILTIN_TEMPLATE_DIR), StringAttribute::new(context, ARGUMENT).into()),
             (id(names::ATTR_LAUNCH_WIDTH), IntegerAttribute::new(i64_type, signature.blocks as i64).into()),
-            (id("ccl.protocol"), ArrayAttribute::new(context, &steps).into()),
+            (id(ATTR_PROTOCOL), super::protocol_attribute(context, protocol)),
         ],
         location,
     );
@@ -206,34 +207,44 @@ fn emit_step<'c, 'a>(at: Emitter<'c, 'a>, k: &Kernel<'c, 'a>, step: Step) {
             let count_type = strided(signature.count_element, &[1], &[1], signature.counts_space);
             let theirs = at.value(ir::subview(at.location, k.send_counts, &[Extent::Dynamic(k.me)], &[Extent::Static(1)], count_type));
             let count = at.value(ods::RemoteLoad::build(at.location, theirs, peer, signature.count_element));
-            let zero = at.constant(signature.count_element, 0);
-            let most = at.constant(signature.count_element, signature.rows_per_peer);
-            let clamped = at.clamp(count, zero, most);
+            let clamped = clamp_count(at, signature, count);
             at.emit(ods::TensorWrite::build(at.location, k.recv_counts, clamped, &[peer]));
         }),
         Step::Push => for_each_owned_peer(at, k, false, |at, peer, lane| {
             let signature = k.signature;
             let mine = at.value(ods::Read::build(at.location, k.send_counts, &[peer], signature.count_element));
-            let zero = at.constant(signature.count_element, 0);
-            let most = at.constant(signature.count_element, signature.rows_per_peer);
-            let rows_counted = at.clamp(mine, zero, most);
-            let rows = at.value(arith::index_cast(rows_counted, at.index_type(), at.location));
-            // This lane's part of the rows' elements (flat_lane_slice):
-            // e = ceil(v / K), begin = min(lane * e, v), end = min(begin + e, v).
+            let rows_counted = clamp_count(at, signature, mine);
+            let rows = if signature.count_element.is_index() {
+                rows_counted
+            } else {
+                at.value(arith::index_cast(rows_counted, at.index_type(), at.location))
+            };
             let v = at.value(arith::muli(rows, at.index(signature.row_size), at.location));
-            let each = at.value(arith::ceildivsi(v, at.index(k.lanes.lanes_per_peer().max(1) as i64), at.location));
-            let start = at.value(arith::muli(lane, each, at.location));
-            let begin = at.value(arith::minsi(start, v, at.location));
-            let stop = at.value(arith::addi(begin, each, at.location));
-            let end = at.value(arith::minsi(stop, v, at.location));
-            let size = at.value(arith::subi(end, begin, at.location));
+            // This lane's part of the rows' elements (flat_lane_slice): with
+            // one lane per peer (K <= 1) all of them, else e = ceil(v / K),
+            // begin = min(lane * e, v), end = min(begin + e, v).
+            let (begin, size) = match lane {
+                None => (None, v),
+                Some(lane) => {
+                    let each = at.value(arith::ceildivsi(v, at.index(k.lanes.lanes_per_peer() as i64), at.location));
+                    let start = at.value(arith::muli(lane, each, at.location));
+                    let begin = at.value(arith::minsi(start, v, at.location));
+                    let stop = at.value(arith::addi(begin, each, at.location));
+                    let end = at.value(arith::minsi(stop, v, at.location));
+                    (Some(begin), at.value(arith::subi(end, begin, at.location)))
+                }
+            };
             let any = at.cmp(CmpiPredicate::Sgt, size, at.index(0));
             at.if_then(any, |at| {
                 let block_elements = at.index(signature.rows_per_peer * signature.row_size);
                 let from_row = at.value(arith::muli(peer, block_elements, at.location));
                 let to_row = at.value(arith::muli(k.me, block_elements, at.location));
-                let from = at.value(arith::addi(from_row, begin, at.location));
-                let to = at.value(arith::addi(to_row, begin, at.location));
+                let (from, to) = match begin {
+                    None => (from_row, to_row),
+                    Some(begin) => {
+                        (at.value(arith::addi(from_row, begin, at.location)), at.value(arith::addi(to_row, begin, at.location)))
+                    }
+                };
                 let slice_type = |buffer| strided(signature.element, &[ir::dynamic_extent()], &[1], signature.data_space(buffer));
                 let source = at.value(ir::subview(at.location, k.send_flat, &[Extent::Dynamic(from)], &[Extent::Dynamic(size)], slice_type(k.send)));
                 let target = at.value(ir::subview(at.location, k.recv_flat, &[Extent::Dynamic(to)], &[Extent::Dynamic(size)], slice_type(k.recv)));
@@ -272,29 +283,43 @@ fn for_each_other_rank<'c, 'a>(at: Emitter<'c, 'a>, k: &Kernel<'c, 'a>, body: im
 /// `body(q, lane)` for every peer q this block owns (the lane mapping of
 /// the admitted width): with K = B / P lanes per peer, block `blk` owns
 /// peer `blk / K` at lane `blk % K`; with B < P it owns peers `blk, blk +
-/// B, ...` at lane 0. `lane_zero_only` keeps only the owner at lane 0.
+/// B, ...` at lane 0. `lane` is `None` when a peer has one lane (K <= 1):
+/// the block moves all of the peer's rows. `lane_zero_only` keeps only the
+/// owner at lane 0.
 fn for_each_owned_peer<'c, 'a>(
     at: Emitter<'c, 'a>,
     k: &Kernel<'c, 'a>,
     lane_zero_only: bool,
-    body: impl FnOnce(Emitter<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>),
+    body: impl FnOnce(Emitter<'c, 'a>, Value<'c, 'a>, Option<Value<'c, 'a>>),
 ) {
     let lanes = k.lanes.lanes_per_peer();
-    if lanes == 0 {
-        let (ranks, stride) = (at.index(k.signature.ranks), at.index(k.lanes.blocks() as i64));
-        at.for_range(k.block, ranks, stride, |at, peer| {
-            let lane = at.index(0);
-            body(at, peer, lane)
-        });
-        return;
+    match lanes {
+        0 => {
+            let (ranks, stride) = (at.index(k.signature.ranks), at.index(k.lanes.blocks() as i64));
+            at.for_range(k.block, ranks, stride, |at, peer| body(at, peer, None));
+        }
+        1 => body(at, k.block, None),
+        _ => {
+            let per_peer = at.index(lanes as i64);
+            let peer = at.value(arith::divui(k.block, per_peer, at.location));
+            let lane = at.value(arith::remui(k.block, per_peer, at.location));
+            if lane_zero_only {
+                let first = at.cmp(CmpiPredicate::Eq, lane, at.index(0));
+                at.if_then(first, |at| body(at, peer, Some(lane)));
+            } else {
+                body(at, peer, Some(lane))
+            }
+        }
     }
-    let per_peer = at.index(lanes as i64);
-    let peer = at.value(arith::divui(k.block, per_peer, at.location));
-    let lane = at.value(arith::remui(k.block, per_peer, at.location));
-    if lane_zero_only && lanes > 1 {
-        let first = at.cmp(CmpiPredicate::Eq, lane, at.index(0));
-        at.if_then(first, |at| body(at, peer, lane));
-    } else {
-        body(at, peer, lane)
-    }
+}
+
+/// `clamp(count, 0, MR)` in the count's own type. An MR the type cannot
+/// hold is above every count, so the bound is the type's largest value
+/// (an i8 count with MR = 256 clamps to 127, not to 256 wrapped to 0).
+fn clamp_count<'c, 'a>(at: Emitter<'c, 'a>, signature: &Signature<'c>, count: Value<'c, 'a>) -> Value<'c, 'a> {
+    let ty = signature.count_element;
+    let most = super::count_max(ty).expect("the signature checked the count type").min(signature.rows_per_peer);
+    let zero = at.constant(ty, 0);
+    let most = at.constant(ty, most);
+    at.clamp(count, zero, most)
 }

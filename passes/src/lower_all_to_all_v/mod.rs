@@ -26,7 +26,7 @@ use crate::{
 use melior::{
     dialect::func,
     ir::{
-        attribute::{AttributeLike, FlatSymbolRefAttribute, IntegerAttribute},
+        attribute::{ArrayAttribute, AttributeLike, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute},
         block::BlockLike,
         operation::{OperationLike, OperationMutLike},
         r#type::{IntegerType, TypeLike},
@@ -116,6 +116,20 @@ impl<'c> Signature<'c> {
     }
 }
 
+/// The largest value a count of type `ty` holds (a signless integer wider
+/// than i1, or index), or `None` for any other type.
+pub fn count_max(ty: Type<'_>) -> Option<i64> {
+    if ty.is_index() {
+        return Some(i64::MAX);
+    }
+    let int = IntegerType::try_from(ty).ok()?;
+    match int.width() {
+        w if !int.is_signless() || w < 2 => None,
+        w if w >= 64 => Some(i64::MAX),
+        w => Some((1i64 << (w - 1)) - 1),
+    }
+}
+
 /// Reads the signature of `op`, or says why it cannot be lowered (the
 /// section's errors, each located at the op).
 fn signature<'c>(names: &Interned, op: AllToAllV<'c, '_>) -> Result<Signature<'c>, String> {
@@ -143,33 +157,61 @@ fn signature<'c>(names: &Interned, op: AllToAllV<'c, '_>) -> Result<Signature<'c
         [p] => *p,
         _ => return Err(format!("'{name}' send_counts must be one-dimensional (P counts), got {}", op.send_counts().r#type())),
     };
-    if recv_counts.0 != counts.0 {
-        return Err(format!("'{name}' recv_counts must have the shape of send_counts ({ranks} counts)"));
+    if count_max(counts.1).is_none() {
+        return Err(format!(
+            "'{name}' send_counts must hold integer counts (a signless integer wider than i1, or index), got {}",
+            op.send_counts().r#type()
+        ));
+    }
+    if recv_counts.0 != counts.0 || recv_counts.1 != counts.1 {
+        return Err(format!(
+            "'{name}' recv_counts must have the shape and element type of send_counts ({ranks} x {}), got {}",
+            counts.1,
+            op.recv_counts().r#type()
+        ));
     }
     if !counts.2.is_some_and(|space| names.is_window_space(space.to_raw())) {
         return Err(format!("'{name}' send_counts must be window-bound: peers read it remotely"));
     }
+    if ranks == 0 {
+        return Err(format!("'{name}' send_counts holds no counts: lowering needs at least one rank"));
+    }
     let (rows, row_size) = match recv.0.split_first() {
-        Some((rows, rest)) => (*rows, rest.iter().product::<i64>()),
+        Some((rows, rest)) => (*rows, rest.iter().try_fold(1i64, |n, &d| n.checked_mul(d))),
         None => return Err(format!("'{name}' recv must have at least one dimension")),
     };
     if send.0 != recv.0 || send.1 != recv.1 {
-        return Err(format!("'{name}' send and recv must have the same shape and element type"));
+        return Err(format!(
+            "'{name}' send and recv must have the same shape and element type, got {} and {}",
+            op.send().r#type(),
+            op.recv().r#type()
+        ));
     }
-    if ranks <= 0 || rows % ranks != 0 {
+    // Every element offset of the kernel is an index below the total.
+    let Some(row_size) = row_size.filter(|size| size.checked_mul(rows).is_some()) else {
+        return Err(format!("'{name}' recv has more elements than an index can count ({})", op.recv().r#type()));
+    };
+    if rows % ranks != 0 {
         return Err(format!("'{name}' recv has {rows} rows, not a multiple of the {ranks} ranks"));
     }
+    let signal_i32 = IntegerType::try_from(signal_parts.1).is_ok_and(|int| int.width() == 32 && int.is_signless());
+    let signal_window = signal_parts.2.is_some_and(|space| names.is_window_space(space.to_raw()));
     let (signal_rows, stride) = match signal_parts.0.as_slice() {
-        [r, s] => (*r, *s),
+        [rows, columns] if signal_i32 && signal_window => (*rows, *columns),
         _ => return Err(format!("'{name}' signal must be memref<P x S x i32, #ccl.window>, got {}", signal.r#type())),
     };
     if signal_rows != ranks {
         return Err(format!("'{name}' signal has {signal_rows} rows, not one per rank ({ranks})"));
     }
+    if let Some(declared) = op.signal_stride().filter(|&declared| declared != stride) {
+        return Err(format!("'{name}' signal_stride {declared} does not match the {stride} columns of the signal"));
+    }
     if stride < blocks {
         return Err(format!("signal stride {stride} is narrower than the admitted launch width {blocks}"));
     }
-    let lanes = LaneMap::new(ranks as u64, blocks.max(0) as u64).map_err(|error: LaneError| error.to_string())?;
+    let lanes = u64::try_from(blocks)
+        .map_err(|_| format!("'{name}' launch width {blocks} is not admissible: a launch width is positive"))
+        .and_then(|b| LaneMap::new(ranks as u64, b).map_err(|error: LaneError| format!("'{name}' {error}")))?;
     Ok(Signature {
         types: operands.map(|v| v.r#type()),
         blocks: blocks as u64,
@@ -198,11 +240,12 @@ impl CclPass for Lower {
             ir::Walk::Advance
         });
         // Every error of the run first; nothing is rewritten when any.
-        let mut signatures = Vec::new();
+        let mut lowerings = Vec::new();
         let mut failed = false;
         for &launch in &launches {
-            match signature(&names, launch) {
-                Ok(signature) => signatures.push(signature),
+            let found = signature(&names, launch).map(|signature| (launch, signature, symbol_table_of(module, launch.operation())));
+            match found {
+                Ok(lowering) => lowerings.push(lowering),
                 Err(message) => {
                     cx.report(Report::error_at(launch.operation(), message));
                     failed = true;
@@ -212,16 +255,17 @@ impl CclPass for Lower {
         if failed {
             return Err(PassFailed);
         }
-        if launches.is_empty() {
+        if lowerings.is_empty() {
             cx.preserve_all();
             return Ok(());
         }
         let protocol = if self.options.late_snapshot { protocol::LATE_SNAPSHOT } else { protocol::PROTOCOL };
         let context = ir::context_of(module);
-        let mut kernels = Kernels::of_module(module, &names);
-        for (launch, signature) in launches.into_iter().zip(signatures) {
+        let mut tables: FxHashMap<usize, Kernels> = FxHashMap::default();
+        for (launch, signature, table) in lowerings {
             let op = launch.operation();
-            let (name, created) = kernels.get(context, module, &signature, protocol, op.location());
+            let kernels = tables.entry(ir::op_key(table)).or_insert_with(|| Kernels::of_table(table, &names, protocol));
+            let (name, created) = kernels.get(context, table, &signature, protocol, op.location());
             if created {
                 self.stats.created.add(1);
             } else {
@@ -243,37 +287,58 @@ impl CclPass for Lower {
     }
 }
 
-/// The kernels of the module by signature: the ones an earlier run made
-/// (found by their template attribute and argument types) and the new ones.
+/// The symbol table the call of `op`'s kernel looks its callee up in, where
+/// the kernel goes: the nearest enclosing `builtin.module`, or the parent
+/// of the nearest enclosing symbol (a function: MLIR holds a symbol's
+/// parent to be a symbol table), whichever is nearer; `module` (the pass's
+/// anchor) if neither.
+fn symbol_table_of<'c, 'a>(module: OperationRef<'c, 'a>, op: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
+    let mut child_is_symbol = false;
+    let mut at = op.parent_operation();
+    while let Some(ancestor) = at {
+        if child_is_symbol || ir::op_name(ancestor) == "builtin.module" {
+            return ancestor;
+        }
+        child_is_symbol = ir::symbol_name(ancestor).is_some();
+        at = ancestor.parent_operation();
+    }
+    module
+}
+
+/// The kernels of one symbol table by signature: the ones an earlier run
+/// made with the same protocol (found by their template attribute, step
+/// list, argument types and launch width) and the new ones.
 struct Kernels {
     by_signature: FxHashMap<(Vec<usize>, u64), String>,
     taken: rustc_hash::FxHashSet<String>,
 }
 
 impl Kernels {
-    fn of_module(module: OperationRef<'_, '_>, names: &Interned) -> Self {
+    fn of_table(table: OperationRef<'_, '_>, names: &Interned, protocol: &[protocol::NamedStep]) -> Self {
         let mut kernels = Kernels { by_signature: FxHashMap::default(), taken: Default::default() };
-        for op in ir::regions(module).flat_map(ir::blocks).flat_map(ir::ops) {
+        let steps = protocol_attribute(ir::context_of(table), protocol);
+        for op in ir::regions(table).flat_map(ir::blocks).flat_map(ir::ops) {
             let Some(symbol) = ir::symbol_name(op) else { continue };
             kernels.taken.insert(symbol.to_string());
             let ours = Name::of(op) == names.func
-                && ir::discardable_string_attr(op, names::ATTR_BUILTIN_TEMPLATE_DIR) == Some(ARGUMENT);
+                && ir::discardable_string_attr(op, names::ATTR_BUILTIN_TEMPLATE_DIR) == Some(ARGUMENT)
+                && op.attribute(kernel::ATTR_PROTOCOL).ok() == Some(steps);
             if let (true, Some(entry)) = (ours, ir::entry_block(op)) {
                 let types: Vec<usize> =
                     (0..entry.argument_count()).map(|i| ir::block_argument(entry, i).r#type().to_raw().ptr as usize).collect();
                 let width = ir::discardable_i64_attr(op, names::ATTR_LAUNCH_WIDTH).unwrap_or(0) as u64;
-                kernels.by_signature.insert((types, width), symbol.to_string());
+                kernels.by_signature.entry((types, width)).or_insert_with(|| symbol.to_string());
             }
         }
         kernels
     }
 
-    /// The kernel for `signature`, made at the end of `module` if there is
+    /// The kernel for `signature`, made at the end of `table` if there is
     /// none yet; whether it was made.
     fn get<'c>(
         &mut self,
         context: &'c Context,
-        module: OperationRef<'c, '_>,
+        table: OperationRef<'c, '_>,
         signature: &Signature<'c>,
         protocol: &[protocol::NamedStep],
         location: Location<'c>,
@@ -287,10 +352,24 @@ impl Kernels {
             .find(|candidate| !self.taken.contains(candidate))
             .expect("a free name");
         let function = kernel::build(context, &name, signature, protocol, location);
-        let body = ir::first_block_of(module, 0).expect("a module has a body");
-        body.append_operation(function);
+        let body = ir::first_block_of(table, 0).expect("a symbol table has a body");
+        match body.terminator() {
+            Some(terminator) => body.insert_operation_before(terminator, function),
+            None => body.append_operation(function),
+        };
         self.taken.insert(name.clone());
         self.by_signature.insert(signature.key(), name.clone());
         (name, true)
     }
 }
+
+/// The `ccl.protocol` attribute a kernel running `protocol` carries: its
+/// step names in order.
+pub fn protocol_attribute<'c>(context: &'c Context, protocol: &[protocol::NamedStep]) -> Attribute<'c> {
+    let steps: Vec<Attribute<'c>> =
+        protocol.iter().map(|step| StringAttribute::new(context, step.name).into()).collect();
+    ArrayAttribute::new(context, &steps).into()
+}
+
+#[cfg(test)]
+mod tests;

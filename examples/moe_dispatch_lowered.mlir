@@ -1,0 +1,102 @@
+// The MoE dispatch/combine step of moe_dispatch.mlir, with its exchange
+// lowered to a kernel: the all_to_all_v carries a signal, so
+// ccl-lower-all-to-all-v turns it into a call of a synthesized kernel
+// (Barrier A, the snapshot of the peers' counts, the push, Barrier B, the
+// reset) before the markers are placed and checked.
+//
+//   ccl-opt examples/moe_dispatch_lowered.mlir -p 'builtin.module(ccl-pipeline{lower-collectives=true})'
+//
+// Every layer restages send_counts (how many rows this rank sends to each
+// peer) in the pack kernel, while a peer may still be in the previous
+// layer's exchange: this is the race the kernel's snapshot between its two
+// barriers avoids (docs/passes/lower-all-to-all-v.md). Nothing below
+// carries a cache invalidate or a fence: the passes add them.
+
+// Pack: gather this rank's tokens for each expert into the send window,
+// and stage how many rows go to each of the 8 peers in send_counts, which
+// the peers read remotely in the exchange.
+func.func @dispatch_pack(%tokens: memref<1024x64xf32>, %send: memref<1024x64xf32, #ccl.window>,
+                         %send_counts: memref<8xi32, #ccl.window>, %routed: memref<8xi32>, %rows: index)
+    attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %row = %c0 to %rows step %c1 {
+    %tile = ccl.tile_load %tokens[%row, %c0] : memref<1024x64xf32> -> vector<64xf32>
+    ccl.tile_store %tile, %send[%row, %c0] : vector<64xf32>, memref<1024x64xf32, #ccl.window>
+  }
+  scf.for %peer = %c0 to %c8 step %c1 {
+    %count = ccl.read %routed[%peer] : memref<8xi32> -> i32
+    ccl.tensor_write %send_counts[%peer], %count : memref<8xi32, #ccl.window>, i32
+  }
+  return
+}
+
+// Experts: wait until every peer's tokens have landed, then run the expert
+// FFN tile by tile and publish the outputs into the combine window.
+func.func @expert_ffn(%recv: memref<1024x64xf32, #ccl.window>, %recv_counts: memref<8xi32>,
+                      %out: memref<1024x64xf32, #ccl.window>, %landed: memref<8xi32, #ccl.window>,
+                      %rows: index) attributes {ccl.kind = "aic"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c1_i32 = arith.constant 1 : i32
+  scf.for %peer = %c0 to %c8 step %c1 {
+    ccl.wait ge %landed, %c1_i32 : memref<8xi32, #ccl.window>, i32
+  }
+  %count = ccl.read %recv_counts[%c0] : memref<8xi32> -> i32
+  %limit = arith.index_cast %count : i32 to index
+  scf.for %row = %c0 to %limit step %c1 {
+    %x = ccl.tile_load %recv[%row, %c0] : memref<1024x64xf32, #ccl.window> -> vector<64xf32>
+    %y = arith.mulf %x, %x : vector<64xf32>
+    ccl.tile_store %y, %out[%row, %c0] : vector<64xf32>, memref<1024x64xf32, #ccl.window>
+  }
+  return
+}
+
+// Combine: push each expert output row back to the rank that owns the
+// token, then signal it.
+func.func @combine_send(%out: memref<1024x64xf32, #ccl.window>, %home: memref<1024x64xf32, #ccl.window>,
+                        %done: memref<8xi32, #ccl.window>, %owner: i32, %rows: index)
+    attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1_i32 = arith.constant 1 : i32
+  scf.for %row = %c0 to %rows step %c1 {
+    %y = ccl.tile_load %out[%row, %c0] : memref<1024x64xf32, #ccl.window> -> vector<64xf32>
+    ccl.remote_store %y, %home, %owner : vector<64xf32>, memref<1024x64xf32, #ccl.window>, i32
+  }
+  ccl.notify atomic_add %done, %owner, %c1_i32 : memref<8xi32, #ccl.window>, i32, i32
+  return
+}
+
+// The orchestration entry: one iteration per MoE layer. The launch width of
+// the exchange is computed once here from the rank count and the requested
+// core count (8 ranks, 20 cores -> 16 blocks, two lanes per peer); the
+// signal has one row per source rank and one column per block.
+func.func @moe_layers(%tokens: memref<1024x64xf32>, %send: memref<1024x64xf32, #ccl.window>,
+                      %send_counts: memref<8xi32, #ccl.window>, %routed: memref<8xi32>,
+                      %recv: memref<1024x64xf32, #ccl.window>, %recv_counts: memref<8xi32>,
+                      %signal: memref<8x16xi32, #ccl.window>, %out: memref<1024x64xf32, #ccl.window>,
+                      %home: memref<1024x64xf32, #ccl.window>, %landed: memref<8xi32, #ccl.window>,
+                      %done: memref<8xi32, #ccl.window>, %owner: i32, %rows: index, %layers: index)
+    attributes {ccl.kind = "orchestration"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ranks = arith.constant 8 : i32
+  %cores = arith.constant 20 : i32
+  %blocks = ccl.cal_all_to_all_v_blocks %ranks, %cores : i32, i32
+  scf.for %layer = %c0 to %layers step %c1 {
+    func.call @dispatch_pack(%tokens, %send, %send_counts, %routed, %rows)
+        : (memref<1024x64xf32>, memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, memref<8xi32>, index) -> ()
+    ccl.all_to_all_v %send, %send_counts, %recv, %recv_counts, blocks %blocks, signal %signal {signal_stride = 16 : i64}
+        : memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, memref<1024x64xf32, #ccl.window>, memref<8xi32>, i32,
+          memref<8x16xi32, #ccl.window>
+    func.call @expert_ffn(%recv, %recv_counts, %out, %landed, %rows)
+        : (memref<1024x64xf32, #ccl.window>, memref<8xi32>, memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, index) -> ()
+    func.call @combine_send(%out, %home, %done, %owner, %rows)
+        : (memref<1024x64xf32, #ccl.window>, memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, i32, index) -> ()
+  }
+  ccl.barrier
+  return
+}
