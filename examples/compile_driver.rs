@@ -9,13 +9,11 @@ fn main() -> std::process::ExitCode {
     let path = std::env::args().nth(1).unwrap_or_else(|| "examples/moe_dispatch.mlir".to_string());
     let session = Session::new();
     let spec = PipelineSpec::module(|m| m.pass("ccl-pipeline").nest("func.func", |f| f.pass("cse")));
-    let result = session
-        .parse_file(&path)
-        .and_then(|mut program| {
-            let pipeline = session.build(&spec)?;
-            session.run(&pipeline, &mut program)?;
-            Ok(program.to_text())
-        });
+    let result = session.parse_file(&path).and_then(|mut program| {
+        let pipeline = session.build(&spec)?;
+        session.run(&pipeline, &mut program)?;
+        Ok(program.to_text())
+    });
     match result {
         Ok(text) => {
             print!("{text}");

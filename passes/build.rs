@@ -32,11 +32,12 @@ fn main() {
         .output();
     let json = match output {
         Ok(output) if output.status.success() => output.stdout,
-        Ok(output) => fail(&format!("llvm-tblgen failed on {}: {}", td.display(), String::from_utf8_lossy(&output.stderr))),
-        Err(_) => fail(&format!(
-            "{} is missing (package llvm-22-dev); run `bash scripts/install-deps.sh`",
-            tblgen.display()
-        )),
+        Ok(output) => {
+            fail(&format!("llvm-tblgen failed on {}: {}", td.display(), String::from_utf8_lossy(&output.stderr)))
+        }
+        Err(_) => {
+            fail(&format!("{} is missing (package llvm-22-dev); run `bash scripts/install-deps.sh`", tblgen.display()))
+        }
     };
     let records: Value = serde_json::from_slice(&json).unwrap_or_else(|e| fail(&format!("bad tblgen JSON: {e}")));
     let dialect = Dialect::read(&records);
@@ -64,7 +65,9 @@ struct Element {
 
 enum AttrKind {
     /// An enum attribute: the Rust enum's name.
-    Enum { ty: String },
+    Enum {
+        ty: String,
+    },
     OptionalI64,
     FlatSymbol,
 }
@@ -126,7 +129,9 @@ fn dag_args(dag: &Value) -> Vec<(String, String)> {
         .as_array()
         .map(|args| {
             args.iter()
-                .map(|arg| (arg[0]["def"].as_str().unwrap_or("").to_string(), arg[1].as_str().unwrap_or("").to_string()))
+                .map(|arg| {
+                    (arg[0]["def"].as_str().unwrap_or("").to_string(), arg[1].as_str().unwrap_or("").to_string())
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -178,15 +183,19 @@ impl Dialect {
                     {
                         AttrKind::OptionalI64
                     } else {
-                        fail(&format!("{op_def}: attribute {name} ({def}) has no Rust view kind; extend passes/build.rs"))
+                        fail(&format!(
+                            "{op_def}: attribute {name} ({def}) has no Rust view kind; extend passes/build.rs"
+                        ))
                     };
                     attrs.push(Attr { name, kind });
                 } else {
                     operands.push(Element { name, arity: arity(&classes) });
                 }
             }
-            let results =
-                dag_args(&record["results"]).into_iter().map(|(def, name)| Element { name, arity: arity(&superclasses(records, &def)) }).collect();
+            let results = dag_args(&record["results"])
+                .into_iter()
+                .map(|(def, name)| Element { name, arity: arity(&superclasses(records, &def)) })
+                .collect();
             let pure = record["traits"]
                 .as_array()
                 .into_iter()
@@ -250,14 +259,22 @@ impl Dialect {
                 writeln!(w, "    /// `{keyword}`\n    {variant},").unwrap();
             }
             writeln!(w, "}}\n\nimpl {} {{", e.rust).unwrap();
-            writeln!(w, "    pub const ALL: [{}; {}] = [{}];", e.rust, e.cases.len(), e.cases.iter().map(|(_, v)| format!("{}::{v}", e.rust)).collect::<Vec<_>>().join(", ")).unwrap();
+            writeln!(
+                w,
+                "    pub const ALL: [{}; {}] = [{}];",
+                e.rust,
+                e.cases.len(),
+                e.cases.iter().map(|(_, v)| format!("{}::{v}", e.rust)).collect::<Vec<_>>().join(", ")
+            )
+            .unwrap();
             writeln!(w, "    /// The keyword of the custom syntax.\n    pub const fn keyword(self) -> &'static str {{\n        match self {{").unwrap();
             for (keyword, variant) in &e.cases {
                 writeln!(w, "            {}::{variant} => \"{keyword}\",", e.rust).unwrap();
             }
             writeln!(w, "        }}\n    }}\n\n    /// The attribute as MLIR parses it.\n    pub const fn attribute_text(self) -> &'static str {{\n        match self {{").unwrap();
             for (keyword, variant) in &e.cases {
-                writeln!(w, "            {}::{variant} => \"#{}<{} {keyword}>\",", e.rust, self.name, e.mnemonic).unwrap();
+                writeln!(w, "            {}::{variant} => \"#{}<{} {keyword}>\",", e.rust, self.name, e.mnemonic)
+                    .unwrap();
             }
             writeln!(w, "        }}\n    }}\n\n    pub fn from_keyword(keyword: &str) -> Option<Self> {{\n        Self::ALL.into_iter().find(|case| case.keyword() == keyword)\n    }}\n}}\n").unwrap();
         }
@@ -268,11 +285,19 @@ impl Dialect {
         }
         writeln!(w, "}}\n\nimpl<'c, 'a> CclOp<'c, 'a> {{").unwrap();
         writeln!(w, "    /// The view of `op`, already known to be of `kind`; `None` if its operands do not fit (unverified IR).").unwrap();
-        writeln!(w, "    pub fn view(kind: OpKind, op: OperationRef<'c, 'a>) -> Option<Self> {{\n        Some(match kind {{").unwrap();
+        writeln!(
+            w,
+            "    pub fn view(kind: OpKind, op: OperationRef<'c, 'a>) -> Option<Self> {{\n        Some(match kind {{"
+        )
+        .unwrap();
         for op in &self.ops {
             writeln!(w, "            OpKind::{0} => CclOp::{0}({0}::of_kind(op)?),", op.rust).unwrap();
         }
-        writeln!(w, "        }})\n    }}\n\n    pub fn operation(self) -> OperationRef<'c, 'a> {{\n        match self {{").unwrap();
+        writeln!(
+            w,
+            "        }})\n    }}\n\n    pub fn operation(self) -> OperationRef<'c, 'a> {{\n        match self {{"
+        )
+        .unwrap();
         for op in &self.ops {
             writeln!(w, "            CclOp::{}(view) => view.operation(),", op.rust).unwrap();
         }
@@ -306,13 +331,15 @@ fn element_accessors(w: &mut String, elements: &[Element], what: &str, getter: &
             Arity::One => {
                 // The generated expressions leave out `- 0`, which clippy
                 // flags in the including crate.
-                let index = if seen_group {
-                    format!("crate::ir::{count}(self.0) - {}", after + 1)
-                } else {
-                    before.to_string()
-                };
+                let index =
+                    if seen_group { format!("crate::ir::{count}(self.0) - {}", after + 1) } else { before.to_string() };
                 writeln!(w, "    /// {what} `{}`.", e.name).unwrap();
-                writeln!(w, "    pub fn {}(self) -> Value<'c, 'a> {{\n        crate::ir::{getter}(self.0, {index})\n    }}\n", ident(&e.name)).unwrap();
+                writeln!(
+                    w,
+                    "    pub fn {}(self) -> Value<'c, 'a> {{\n        crate::ir::{getter}(self.0, {index})\n    }}\n",
+                    ident(&e.name)
+                )
+                .unwrap();
                 before += 1;
             }
             Arity::Optional => {
@@ -352,9 +379,19 @@ fn render_op(w: &mut String, op: &Op) {
     let (min_operands, max_operands) = count_bounds(&op.operands);
     let (min_results, max_results) = count_bounds(&op.results);
     writeln!(w, "/// `{}`: {}.", op.name, op.summary).unwrap();
-    writeln!(w, "#[derive(Clone, Copy, Debug, PartialEq, Eq)]\npub struct {}<'c, 'a>(OperationRef<'c, 'a>);\n", op.rust).unwrap();
+    writeln!(
+        w,
+        "#[derive(Clone, Copy, Debug, PartialEq, Eq)]\npub struct {}<'c, 'a>(OperationRef<'c, 'a>);\n",
+        op.rust
+    )
+    .unwrap();
     writeln!(w, "impl<'c, 'a> {}<'c, 'a> {{", op.rust).unwrap();
-    writeln!(w, "    pub const NAME: &'static str = \"{}\";\n    pub const KIND: OpKind = OpKind::{};\n", op.name, op.rust).unwrap();
+    writeln!(
+        w,
+        "    pub const NAME: &'static str = \"{}\";\n    pub const KIND: OpKind = OpKind::{};\n",
+        op.name, op.rust
+    )
+    .unwrap();
     writeln!(w, "    /// `op` as this op, when it is one.\n    pub fn of(op: OperationRef<'c, 'a>) -> Option<Self> {{\n        if crate::ir::op_name(op) != Self::NAME {{\n            return None;\n        }}\n        Self::of_kind(op)\n    }}\n").unwrap();
     writeln!(w, "    /// `op`, known to be of this kind (by its interned name), as a view; `None` if its operands and results do not fit the definition.\n    pub fn of_kind(op: OperationRef<'c, 'a>) -> Option<Self> {{\n        (crate::ir::count_fits(crate::ir::operand_count(op), {min_operands}, {max_operands}) && crate::ir::count_fits(crate::ir::result_count(op), {min_results}, {max_results})).then_some(Self(op))\n    }}\n").unwrap();
     writeln!(w, "    pub fn operation(self) -> OperationRef<'c, 'a> {{\n        self.0\n    }}\n").unwrap();
@@ -414,7 +451,10 @@ fn render_op(w: &mut String, op: &Op) {
             }
             AttrKind::OptionalI64 => {
                 params.push(format!("{name}: Option<i64>"));
-                body.push(format!("if let Some(value) = {name} {{\n            builder.i64_attribute(\"{}\", value);\n        }}", attr.name));
+                body.push(format!(
+                    "if let Some(value) = {name} {{\n            builder.i64_attribute(\"{}\", value);\n        }}",
+                    attr.name
+                ));
             }
             AttrKind::FlatSymbol => {
                 params.push(format!("{name}: &str"));

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Installs what cclir needs and runs every test: Rust unit and integration
+# Installs what cclir needs and runs every test: formatting and lints
+# (rustfmt.toml, clippy with warnings as errors), Rust unit and integration
 # tests, snapshot tests, property tests and the lit suite (tests/lit.rs runs
 # LLVM's lit over lit-tests/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 command -v cargo >/dev/null || { echo "test: cargo is missing: install the Rust toolchain (rustup)" >&2; exit 1; }
+if command -v rustup >/dev/null; then
+    for component in rustfmt clippy; do
+        rustup component list --installed | grep -q "^$component" || rustup component add "$component"
+    done
+fi
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace "$@"

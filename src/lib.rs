@@ -165,10 +165,8 @@ impl Session {
 
     pub fn parse_file(&self, path: impl AsRef<Path>) -> Result<Program<'_>, Error> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
-            path: path.display().to_string(),
-            message: output::io_message(&error),
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| Error::Read { path: path.display().to_string(), message: output::io_message(&error) })?;
         self.parse(&text, &path.display().to_string())
     }
 

@@ -72,7 +72,10 @@ impl OutputFile {
             Ok(meta) if !meta.is_file() => {
                 let kind = meta.file_type();
                 debug_assert!(kind.is_char_device() || kind.is_block_device() || kind.is_fifo() || kind.is_socket());
-                Sink::InPlace(BufWriter::with_capacity(1 << 16, OpenOptions::new().write(true).open(&target).map_err(|e| fail(&e))?))
+                Sink::InPlace(BufWriter::with_capacity(
+                    1 << 16,
+                    OpenOptions::new().write(true).open(&target).map_err(|e| fail(&e))?,
+                ))
             }
             existing => {
                 let dir = match target.parent() {
@@ -80,8 +83,10 @@ impl OutputFile {
                     _ => PathBuf::from("."),
                 };
                 // Created as any new file is: 0666 less the umask.
-                let created =
-                    tempfile::Builder::new().prefix(".ccl-opt-").permissions(std::fs::Permissions::from_mode(0o666)).tempfile_in(&dir);
+                let created = tempfile::Builder::new()
+                    .prefix(".ccl-opt-")
+                    .permissions(std::fs::Permissions::from_mode(0o666))
+                    .tempfile_in(&dir);
                 match created {
                     Ok(temp) => {
                         // Killed by a signal, the process leaves nothing behind.

@@ -102,7 +102,12 @@ pub fn report(passes: &[PassStatistics], display: Display) -> String {
                     out.push_str(&format!("{}'{anchor}' Pipeline\n", "  ".repeat(open.len())));
                     open.push(anchor.clone());
                 }
-                entry(&mut out, 2 * open.len(), &pass.name, pass.counters.snapshot().into_iter().map(|(s, v)| (s.name, s.description, v)).collect());
+                entry(
+                    &mut out,
+                    2 * open.len(),
+                    &pass.name,
+                    pass.counters.snapshot().into_iter().map(|(s, v)| (s.name, s.description, v)).collect(),
+                );
             }
         }
         Display::List => {
@@ -176,7 +181,16 @@ mod tests {
         let body: Vec<&str> = report.lines().skip(3).collect();
         assert_eq!(
             body,
-            ["'func.func' Pipeline", "  P", "    (S)  0 alpha - A", "    (S) 12 zeta  - Z", "P", "  (S)  0 alpha - A", "  (S) 12 zeta  - Z", ""]
+            [
+                "'func.func' Pipeline",
+                "  P",
+                "    (S)  0 alpha - A",
+                "    (S) 12 zeta  - Z",
+                "P",
+                "  (S)  0 alpha - A",
+                "  (S) 12 zeta  - Z",
+                ""
+            ]
         );
         assert!(report.starts_with(&format!("{RULE}\n                         ... Pass statistics report ...\n")));
     }

@@ -24,9 +24,7 @@ fn random_inputs(seed: u64, count: usize, alphabet: &[u8]) -> Vec<Vec<u8>> {
     (0..count)
         .map(|_| {
             let len = rng.below(64);
-            (0..len)
-                .map(|_| if rng.chance(80) { *rng.pick(alphabet) } else { rng.below(256) as u8 })
-                .collect()
+            (0..len).map(|_| if rng.chance(80) { *rng.pick(alphabet) } else { rng.below(256) as u8 }).collect()
         })
         .collect()
 }

@@ -17,7 +17,9 @@ fn text_pipeline_runs_upstream_passes() {
 
 #[test]
 fn typed_builder_matches_textual_form() {
-    let spec = PipelineSpec::module(|m| m.nest("func.func", |f| f.pass("cse").pass_with_options("canonicalize", "max-iterations=2")));
+    let spec = PipelineSpec::module(|m| {
+        m.nest("func.func", |f| f.pass("cse").pass_with_options("canonicalize", "max-iterations=2"))
+    });
     assert_eq!(spec.to_text(), "builtin.module(func.func(cse,canonicalize{max-iterations=2}))");
     let session = Session::new();
     let mut program = session.parse(PROGRAM, "twice.mlir").unwrap();
@@ -28,7 +30,8 @@ fn typed_builder_matches_textual_form() {
 #[test]
 fn parse_errors_are_located_values() {
     let session = Session::new();
-    let error = session.parse("func.func @f() {\n  %0 = arith.addi %x, %x : i32\n}\n", "bad.mlir").err().expect("fails");
+    let error =
+        session.parse("func.func @f() {\n  %0 = arith.addi %x, %x : i32\n}\n", "bad.mlir").err().expect("fails");
     let Error::Parse { diagnostics, .. } = &error else { panic!("{error:?}") };
     assert_eq!(diagnostics.len(), 1);
     assert_eq!(diagnostics[0].severity, Severity::Error);
@@ -45,7 +48,9 @@ fn parse_errors_are_located_values() {
 fn dialect_verifier_rejects_bool_and_float_integers() {
     let session = Session::new();
     for ty in ["i1", "f32"] {
-        let text = format!("func.func @f(%p: {ty}, %l: i32) {{\n  %b = ccl.cal_all_to_all_v_blocks %p, %l : {ty}, i32\n  return\n}}\n");
+        let text = format!(
+            "func.func @f(%p: {ty}, %l: i32) {{\n  %b = ccl.cal_all_to_all_v_blocks %p, %l : {ty}, i32\n  return\n}}\n"
+        );
         let error = session.parse(&text, "t.mlir").err().expect("rejected");
         let first = &error.diagnostics()[0];
         assert_eq!(first.loc, SourceLoc::File { file: "t.mlir".into(), line: 2, col: 8 });
@@ -62,7 +67,10 @@ fn unknown_pass_suggests_nearest_name() {
     let result = session.pipeline("builtin.module(canonicalise)").map(|_| ());
     match result {
         Err(Error::Pipeline { message, suggestion }) => {
-            assert!(message.contains("'canonicalise' does not refer to a registered pass or pass pipeline"), "{message}");
+            assert!(
+                message.contains("'canonicalise' does not refer to a registered pass or pass pipeline"),
+                "{message}"
+            );
             assert_eq!(suggestion.as_deref(), Some("canonicalize"));
         }
         other => panic!("unexpected {other:?}"),
@@ -100,5 +108,8 @@ fn statistics_of_a_run_are_values_and_a_report() {
     let admit: Vec<(&str, u64)> = stats[0].counters.snapshot().into_iter().map(|(s, v)| (s.name, v)).collect();
     assert_eq!(admit, [("ops-folded", 1), ("ops-merged", 0), ("ops-lowered", 0), ("launches-stamped", 1)]);
     let report = pipeline.statistics_report(Display::Pipeline);
-    assert!(report.contains("CclAdmitLaunchWidth\n  (S) 1 launches-stamped - launches stamped with launch_width\n"), "{report}");
+    assert!(
+        report.contains("CclAdmitLaunchWidth\n  (S) 1 launches-stamped - launches stamped with launch_width\n"),
+        "{report}"
+    );
 }

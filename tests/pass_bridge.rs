@@ -6,7 +6,7 @@
 use cclir::passes::pass_options;
 use cclir::{
     passes::framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo},
-    Severity, Session,
+    Session, Severity,
 };
 use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike};
 

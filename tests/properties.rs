@@ -23,8 +23,8 @@
 use cclir::{
     generator::{self, Config},
     passes::comm_order::model::{self, Bodies},
-    passes::verify_comm_order::{kernel, launches, oracle},
     passes::names::FunctionKind,
+    passes::verify_comm_order::{kernel, launches, oracle},
     Session,
 };
 use std::{
@@ -44,12 +44,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
 /// The shape of case `n`: small programs of every shape.
 fn config(seed: u64) -> Config {
     let mut rng = generator::Rng::new(seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
-    Config {
-        seed,
-        ops: 6 + rng.below(40),
-        depth: rng.below(4),
-        functions: Some(1 + rng.below(4)),
-    }
+    Config { seed, ops: 6 + rng.below(40), depth: rng.below(4), functions: Some(1 + rng.below(4)) }
 }
 
 #[derive(Default)]
@@ -90,8 +85,7 @@ fn compare_with_oracle(module: &model::Module, what: &str) -> usize {
     for function in module.functions.iter().filter(|f| f.kind == FunctionKind::InCore) {
         let fast = kernel::check(function);
         let slow = oracle::check(function);
-        let fast_pairs: BTreeSet<(u32, u32)> =
-            fast.violations.iter().map(|v| (v.source_order, v.sink_order)).collect();
+        let fast_pairs: BTreeSet<(u32, u32)> = fast.violations.iter().map(|v| (v.source_order, v.sink_order)).collect();
         assert_eq!(fast_pairs, slow.pairs, "{what}: @{}: checker and oracle disagree on pairs", function.name);
         assert_eq!(
             fast.unprotected_read.map(|(order, _)| order),
@@ -145,7 +139,9 @@ fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Co
     let config = config(seed);
     let what = format!("seed {seed} ({config:?})");
     let text = generator::generate(&config);
-    let mut program = session.parse(&text, "gen.mlir").unwrap_or_else(|e| panic!("{what}: does not verify: {e:?} {:?}", e.diagnostics()));
+    let mut program = session
+        .parse(&text, "gen.mlir")
+        .unwrap_or_else(|e| panic!("{what}: does not verify: {e:?} {:?}", e.diagnostics()));
     let original = program.to_text();
 
     // 3. Checker == oracle on the raw (unfenced) program.
@@ -165,14 +161,18 @@ fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Co
     // 1. insert(p) verifies and passes the checker.
     session.run(insert, &mut program).unwrap_or_else(|e| panic!("{what}: insert failed: {:?}", e.diagnostics()));
     let once = program.to_text();
-    let mut reparsed = session.parse(&once, "inserted.mlir").unwrap_or_else(|e| panic!("{what}: insert(p) does not verify: {:?}", e.diagnostics()));
+    let mut reparsed = session
+        .parse(&once, "inserted.mlir")
+        .unwrap_or_else(|e| panic!("{what}: insert(p) does not verify: {:?}", e.diagnostics()));
     if let Err(e) = session.run(verify, &mut reparsed) {
         panic!("{what}: verify(insert(p)) failed:\n{}\n{once}", session.render(e.diagnostics()));
     }
     assert_eq!(reparsed.to_text(), once, "{what}: the checker changed the program");
 
     // 2. Idempotence.
-    session.run(insert, &mut reparsed).unwrap_or_else(|e| panic!("{what}: second insert failed: {:?}", e.diagnostics()));
+    session
+        .run(insert, &mut reparsed)
+        .unwrap_or_else(|e| panic!("{what}: second insert failed: {:?}", e.diagnostics()));
     assert_eq!(reparsed.to_text(), once, "{what}: insert(insert(p)) != insert(p)");
     drop(reparsed);
     drop(program);
@@ -187,13 +187,11 @@ fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Co
     // 4. Mutation: delete each inserted marker, one at a time.
     let lines: Vec<&str> = once.lines().collect();
     for &victim in &markers {
-        let mutant: String = lines
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != victim)
-            .map(|(_, l)| format!("{l}\n"))
-            .collect();
-        let mut program = session.parse(&mutant, "mutant.mlir").unwrap_or_else(|e| panic!("{what}: mutant does not parse: {:?}", e.diagnostics()));
+        let mutant: String =
+            lines.iter().enumerate().filter(|(j, _)| *j != victim).map(|(_, l)| format!("{l}\n")).collect();
+        let mut program = session
+            .parse(&mutant, "mutant.mlir")
+            .unwrap_or_else(|e| panic!("{what}: mutant does not parse: {:?}", e.diagnostics()));
         let module = model::lower_module(program.operation_ref(), Bodies::All).expect("known kinds");
         compare_with_oracle(&module, &format!("{what} mutant -{victim}"));
         let expected = oracle_violations(&module);
@@ -261,7 +259,9 @@ fn generated_programs_keep_their_properties() {
         get(&counts.caught),
         get(&counts.safe_deletions),
     );
-    for (name, [deleted, caught]) in ["ccl.fence", "ccl.cacheinvalid %w", "ccl.cacheinvalid"].iter().zip(&counts.by_kind) {
+    for (name, [deleted, caught]) in
+        ["ccl.fence", "ccl.cacheinvalid %w", "ccl.cacheinvalid"].iter().zip(&counts.by_kind)
+    {
         println!("  deleting {name}: {} deletions, {} caught", get(deleted), get(caught));
     }
     assert_eq!(get(&counts.programs), cases, "every case ran");

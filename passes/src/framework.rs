@@ -25,9 +25,14 @@ use std::{
 /// The type and default of one option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OptionKind {
-    Bool { default: bool },
+    Bool {
+        default: bool,
+    },
     /// A signed integer no smaller than `min`.
-    Int { default: i64, min: i64 },
+    Int {
+        default: i64,
+        min: i64,
+    },
 }
 
 /// One option of a pass or named pipeline, as MLIR's `Pass::Option`

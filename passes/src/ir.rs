@@ -15,13 +15,12 @@ use crate::{
 };
 use melior::ir::{
     attribute::IntegerAttribute,
-    r#type::IntegerType,
     attribute::{AttributeLike, FlatSymbolRefAttribute},
     block::BlockLike,
     operation::{OperationBuilder, OperationLike},
+    r#type::IntegerType,
     r#type::TypeLike,
-    Attribute, BlockRef, Location, Operation, OperationRef, RegionLike, RegionRef, Type, Value,
-    ValueLike,
+    Attribute, BlockRef, Location, Operation, OperationRef, RegionLike, RegionRef, Type, Value, ValueLike,
 };
 use std::fmt;
 
@@ -215,7 +214,6 @@ pub fn successor_keys(block: BlockRef<'_, '_>) -> Vec<usize> {
     }
 }
 
-
 /// The operand range of segment `index` of an op with `operandSegmentSizes`
 /// (`scf.parallel`, `scf.forall`), or `None` when the op has no such
 /// attribute or it is malformed.
@@ -298,7 +296,8 @@ impl fmt::Display for UnknownKind {
 /// making a non-InCore function orchestration-like. An explicit InCore kind
 /// wins over level/role: a device kernel is never a scan target.
 pub fn function_kind(func: OperationRef<'_, '_>) -> Result<FunctionKind, UnknownKind> {
-    let raw = unsafe { mlir_sys::mlirOperationGetDiscardableAttributeByName(func.to_raw(), string_ref(names::ATTR_KIND)) };
+    let raw =
+        unsafe { mlir_sys::mlirOperationGetDiscardableAttributeByName(func.to_raw(), string_ref(names::ATTR_KIND)) };
     let kind = match unsafe { Attribute::from_option_raw(raw) } {
         None => FunctionKind::Other,
         Some(attribute) => string_of(attribute)
@@ -372,7 +371,6 @@ pub fn memory_space(ty: Type<'_>) -> Option<mlir_sys::MlirAttribute> {
     };
     (!space.ptr.is_null()).then_some(space)
 }
-
 
 /// Whether `value` is a window-bound memref (docs/semantics.md, "Buffers"),
 /// against the interned `#ccl.window` (no printing).
@@ -656,7 +654,6 @@ pub fn set_attribute<'c>(op: OperationRef<'c, '_>, name: &str, attribute: Attrib
     }
 }
 
-
 /// The context `op` lives in, as the `&Context` melior's builders take.
 pub fn context_of<'c>(op: OperationRef<'c, '_>) -> &'c melior::Context {
     context_at(unsafe { mlir_sys::mlirOperationGetContext(op.to_raw()) })
@@ -681,7 +678,8 @@ fn context_at<'c>(raw: mlir_sys::MlirContext) -> &'c melior::Context {
     static CONTEXTS: Mutex<Option<HashMap<usize, usize>>> = Mutex::new(None);
     let mut known = CONTEXTS.lock().unwrap_or_else(|poison| poison.into_inner());
     let address = *known.get_or_insert_with(HashMap::new).entry(raw.ptr as usize).or_insert_with(|| {
-        let kept: &'static melior::ContextRef<'static> = Box::leak(Box::new(unsafe { melior::ContextRef::from_raw(raw) }));
+        let kept: &'static melior::ContextRef<'static> =
+            Box::leak(Box::new(unsafe { melior::ContextRef::from_raw(raw) }));
         kept as *const melior::ContextRef<'static> as usize
     });
     unsafe { (*(address as *const melior::ContextRef<'c>)).to_ref() }
@@ -759,7 +757,9 @@ pub fn memref_parts(ty: Type<'_>) -> Option<(Vec<i64>, Type<'_>, Option<Attribut
         if !mlir_sys::mlirTypeIsAMemRef(raw) {
             return None;
         }
-        let shape = (0..mlir_sys::mlirShapedTypeGetRank(raw)).map(|i| mlir_sys::mlirShapedTypeGetDimSize(raw, i as isize)).collect();
+        let shape = (0..mlir_sys::mlirShapedTypeGetRank(raw))
+            .map(|i| mlir_sys::mlirShapedTypeGetDimSize(raw, i as isize))
+            .collect();
         let element = Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(raw));
         let space = Attribute::from_option_raw(mlir_sys::mlirMemRefTypeGetMemorySpace(raw));
         Some((shape, element, space))
@@ -771,8 +771,7 @@ pub fn memref_parts(ty: Type<'_>) -> Option<(Vec<i64>, Type<'_>, Option<Attribut
 pub fn has_identity_layout(ty: Type<'_>) -> bool {
     unsafe {
         let raw = ty.to_raw();
-        mlir_sys::mlirTypeIsAMemRef(raw)
-            && mlir_sys::mlirAffineMapIsIdentity(mlir_sys::mlirMemRefTypeGetAffineMap(raw))
+        mlir_sys::mlirTypeIsAMemRef(raw) && mlir_sys::mlirAffineMapIsIdentity(mlir_sys::mlirMemRefTypeGetAffineMap(raw))
     }
 }
 

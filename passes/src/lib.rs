@@ -9,18 +9,18 @@
 #[forbid(unsafe_code)]
 pub mod admit_launch_width;
 #[forbid(unsafe_code)]
+pub mod comm_order;
+#[forbid(unsafe_code)]
 pub mod framework;
 #[forbid(unsafe_code)]
 pub mod insert_comm_fence;
+pub mod ir;
 #[forbid(unsafe_code)]
 pub mod lower_all_to_all_v;
-pub mod ir;
 pub mod names;
 #[forbid(unsafe_code)]
 pub mod ods;
 pub mod strings;
-#[forbid(unsafe_code)]
-pub mod comm_order;
 #[forbid(unsafe_code)]
 pub mod verify_comm_order;
 
@@ -34,12 +34,8 @@ pub use admit_launch_width::lanes;
 
 /// Every registered ccl pass, in `--list-passes` order.
 pub fn all_passes() -> &'static [&'static PassInfo] {
-    static PASSES: &[&PassInfo] = &[
-        &admit_launch_width::INFO,
-        &lower_all_to_all_v::INFO,
-        &insert_comm_fence::INFO,
-        &verify_comm_order::INFO,
-    ];
+    static PASSES: &[&PassInfo] =
+        &[&admit_launch_width::INFO, &lower_all_to_all_v::INFO, &insert_comm_fence::INFO, &verify_comm_order::INFO];
     PASSES
 }
 
@@ -63,7 +59,8 @@ pub static CCL_PIPELINE: PipelineInfo = PipelineInfo {
 
 fn build_ccl_pipeline(values: OptionValues<'_>) -> String {
     let options = PipelineOptions::from_values(values);
-    let lower = if options.lower_collectives { format!("{},", lower_all_to_all_v::INFO.argument) } else { String::new() };
+    let lower =
+        if options.lower_collectives { format!("{},", lower_all_to_all_v::INFO.argument) } else { String::new() };
     format!(
         "{}{{max-blocks={}}},{lower}{},{}",
         admit_launch_width::INFO.argument,

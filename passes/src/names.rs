@@ -213,7 +213,10 @@ unsafe extern "C" fn append(chunk: MlirStringRef, data: *mut c_void) {
 fn window_space(context: MlirContext) -> *const c_void {
     let dialect = "ccl";
     let loaded = unsafe {
-        mlirContextGetOrLoadDialect(context, MlirStringRef { data: dialect.as_ptr() as *const _, length: dialect.len() })
+        mlirContextGetOrLoadDialect(
+            context,
+            MlirStringRef { data: dialect.as_ptr() as *const _, length: dialect.len() },
+        )
     };
     if loaded.ptr.is_null() {
         return std::ptr::null();

@@ -32,7 +32,8 @@ fn parse(args: &[String]) -> Result<cclir::generator::Config, String> {
             Some(v) => v,
             None => iter.next().cloned().ok_or_else(|| format!("missing value for {key}"))?,
         };
-        let number: u64 = value.parse().map_err(|_| format!("invalid value '{value}' for {key}: expected a non-negative integer"))?;
+        let number: u64 =
+            value.parse().map_err(|_| format!("invalid value '{value}' for {key}: expected a non-negative integer"))?;
         match key {
             "--seed" => config.seed = number,
             "--ops" => config.ops = number as usize,

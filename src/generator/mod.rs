@@ -482,8 +482,9 @@ impl Body<'_> {
         let roll = self.rng.below(100);
         let choice = match self.kind {
             Kind::InCore => roll,
-            Kind::Orchestration => [60, 62, 64, 66, 68, 70, 72, 74, 76, 78, 80, 82, 84, 86, 88, 90, 92, 94, 96, 98]
-                [roll % 20],
+            Kind::Orchestration => {
+                [60, 62, 64, 66, 68, 70, 72, 74, 76, 78, 80, 82, 84, 86, 88, 90, 92, 94, 96, 98][roll % 20]
+            }
             Kind::Other => (roll * 7 + 3) % 100,
         };
         match choice {

@@ -9,8 +9,8 @@ use super::{
     sys,
 };
 use cclir_passes::framework::{
-    check_options, CclPass, Counters, Host, OptionKind, OptionSpec, OptionValues, PassContext, PassInfo,
-    PipelineInfo, Report, Severity,
+    check_options, CclPass, Counters, Host, OptionKind, OptionSpec, OptionValues, PassContext, PassInfo, PipelineInfo,
+    Report, Severity,
 };
 use melior::ir::{operation::OperationLike, OperationRef};
 use mlir_sys::{MlirLocation, MlirOperation};

@@ -58,7 +58,11 @@ unsafe fn source_loc(loc: MlirLocation) -> SourceLoc {
         let count = mlirLocationFusedGetNumLocations(loc);
         let mut locations = vec![MlirLocation { ptr: std::ptr::null() }; count as usize];
         mlirLocationFusedGetLocations(loc, locations.as_mut_ptr());
-        return locations.into_iter().map(|l| source_loc(l)).find(|l| *l != SourceLoc::Unknown).unwrap_or(SourceLoc::Unknown);
+        return locations
+            .into_iter()
+            .map(|l| source_loc(l))
+            .find(|l| *l != SourceLoc::Unknown)
+            .unwrap_or(SourceLoc::Unknown);
     }
     SourceLoc::Unknown
 }
@@ -185,7 +189,12 @@ pub struct BuiltPass {
     pub counters: Counters,
 }
 
-unsafe extern "C" fn collect_pass(data: *mut c_void, argument: MlirStringRef, name: MlirStringRef, statistics: *mut c_void) {
+unsafe extern "C" fn collect_pass(
+    data: *mut c_void,
+    argument: MlirStringRef,
+    name: MlirStringRef,
+    statistics: *mut c_void,
+) {
     let _ = crate::panic::catch_in_callback(|| {
         let passes = unsafe { &mut *(data as *mut Vec<BuiltPass>) };
         if let Some(counters) = unsafe { bridge::share_counters(statistics) } {

@@ -37,7 +37,6 @@ pub fn leak_c(text: &str) -> *const c_char {
     Box::leak(owned.into_boxed_c_str()).as_ptr()
 }
 
-
 /// An `MlirStringCallback` appending to a `Vec<u8>` (`user_data`).
 ///
 /// # Safety

@@ -142,7 +142,10 @@ extern "C" {
 }
 
 extern "C" {
-    pub fn cclForEachRegisteredPassName(visit: unsafe extern "C" fn(data: *mut c_void, name: MlirStringRef), data: *mut c_void);
+    pub fn cclForEachRegisteredPassName(
+        visit: unsafe extern "C" fn(data: *mut c_void, name: MlirStringRef),
+        data: *mut c_void,
+    );
 }
 
 extern "C" {

@@ -41,7 +41,10 @@ pub fn fold<'c, 'a>(
         }
         let result = site.cal.b();
         let ty = result.r#type();
-        let constant = ir::insert_before(op, melior::dialect::arith::constant(ir::context(ty), ir::int_attribute(ty, b), op.location()));
+        let constant = ir::insert_before(
+            op,
+            melior::dialect::arith::constant(ir::context(ty), ir::int_attribute(ty, b), op.location()),
+        );
         ir::replace_all_uses(result, ir::first_result(constant));
         ir::erase(op);
         folded.constants.insert(crate::ir::op_key(constant));

@@ -23,7 +23,10 @@ pub fn merge<'c, 'a>(sites: &mut Vec<CalSite<'c, 'a>>) -> u64 {
         let p = crate::ir::value_key(site.cal.p());
         let l = crate::ir::value_key(site.cal.l());
         let candidates = firsts.entry((site.function.map(crate::ir::op_key), p, l)).or_default();
-        let first = candidates.iter().map(|&index| kept[index].cal.operation()).find(|&first| ir::dominates_structurally(first, op));
+        let first = candidates
+            .iter()
+            .map(|&index| kept[index].cal.operation())
+            .find(|&first| ir::dominates_structurally(first, op));
         match first {
             Some(first) => {
                 ir::replace_all_uses(site.cal.b(), ir::first_result(first));

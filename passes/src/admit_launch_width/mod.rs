@@ -93,7 +93,6 @@ struct CalSite<'c, 'a> {
     function: Option<OperationRef<'c, 'a>>,
 }
 
-
 /// What the scan found, in pre-order.
 #[derive(Default)]
 struct Scan<'c, 'a> {

@@ -29,12 +29,17 @@ pub type WindowId = u32;
 pub enum EventKind {
     /// `tile_store` / `tensor_write` / `get`; `window` is the `dst` when it
     /// is window-bound (a local publish), `None` for a plain memref.
-    Store { window: Option<WindowId> },
+    Store {
+        window: Option<WindowId>,
+    },
     /// `remote_store` / `put`: a remote publish.
     RemoteStore,
     /// `func.call` or `ccl.submit`; `callee` indexes `Module::functions`
     /// when the flat symbol names a function of the module.
-    Call { callee: Option<usize>, submit: bool },
+    Call {
+        callee: Option<usize>,
+        submit: bool,
+    },
     /// `all_to_all_v`, `all_reduce`, `barrier`.
     Collective,
     Wait,
@@ -102,19 +107,34 @@ pub enum LoopKind {
 pub enum Node {
     Event(Event),
     /// `scf.if`: then, and else (`None` when the else region is empty).
-    If { then: Region, otherwise: Option<Region> },
+    If {
+        then: Region,
+        otherwise: Option<Region>,
+    },
     /// `scf.index_switch` and the like: exactly one region runs.
-    Switch { cases: Vec<Region> },
+    Switch {
+        cases: Vec<Region>,
+    },
     /// A one-region loop; zero or more iterations.
-    Loop { kind: LoopKind, body: Region },
+    Loop {
+        kind: LoopKind,
+        body: Region,
+    },
     /// `scf.while`: `before` runs at least once, then `after` and `before`
     /// again zero or more times; the loop exits after `before`.
-    While { before: Region, after: Region },
+    While {
+        before: Region,
+        after: Region,
+    },
     /// `scf.execute_region`: its body once.
-    Scope { body: Region },
+    Scope {
+        body: Region,
+    },
     /// Any other op with regions: its regions may run in sequence, zero or
     /// more times (the conservative reading).
-    Opaque { regions: Vec<Region> },
+    Opaque {
+        regions: Vec<Region>,
+    },
 }
 
 /// One `func.func` of the module.
@@ -218,8 +238,7 @@ impl<'t> Lowerer<'t> {
         by_name: &'t FxHashMap<String, usize>,
         window_types: &'t mut FxHashMap<usize, bool>,
     ) -> Function {
-        let mut lowerer =
-            Lowerer { names, by_name, order: 0, regions: 0, windows: FxHashMap::default(), window_types };
+        let mut lowerer = Lowerer { names, by_name, order: 0, regions: 0, windows: FxHashMap::default(), window_types };
         let body = ir::regions(func)
             .next()
             .filter(|region| lower && region.first_block().is_some())
@@ -262,10 +281,8 @@ impl<'t> Lowerer<'t> {
     fn window_of(&mut self, value: Value<'_, '_>) -> Option<WindowId> {
         let ty = melior::ir::ValueLike::r#type(&value);
         let names = self.names;
-        let bound = *self
-            .window_types
-            .entry(ty.to_raw().ptr as usize)
-            .or_insert_with(|| ir::is_window_bound(names, value));
+        let bound =
+            *self.window_types.entry(ty.to_raw().ptr as usize).or_insert_with(|| ir::is_window_bound(names, value));
         bound.then(|| self.window_id(value))
     }
 

@@ -230,8 +230,7 @@ impl Scanner<'_, '_> {
                 let publishes = *submit
                     || callee.is_some_and(|c| {
                         let function = &self.module.functions[c];
-                        function.builtin_template
-                            || (function.kind == FunctionKind::Orchestration && self.summaries[c])
+                        function.builtin_template || (function.kind == FunctionKind::Orchestration && self.summaries[c])
                     });
                 if publishes {
                     seen.or(Some(event.op))

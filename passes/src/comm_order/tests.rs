@@ -86,7 +86,8 @@ fn a_wrapper_that_publishes_is_a_publish() {
     for hops in 1..=3 {
         let mut wrappers = String::new();
         for level in 0..hops {
-            let body = if level == 0 { "ccl.barrier".to_string() } else { format!("func.call @w{}() : () -> ()", level - 1) };
+            let body =
+                if level == 0 { "ccl.barrier".to_string() } else { format!("func.call @w{}() : () -> ()", level - 1) };
             wrappers.push_str(&format!(
                 "func.func @w{level}() attributes {{ccl.kind = \"orchestration\"}} {{\n  {body}\n  return\n}}\n"
             ));
@@ -153,7 +154,8 @@ fn wrapper_resolution_handles_cycles_and_memoises() {
     let model = lower_module(module.as_operation(), Bodies::NotInCore).unwrap();
     let graph = CallGraph::build(&model);
     let index = |name: &str| model.by_name[name];
-    let names_of = |kernels: &[usize]| -> Vec<String> { kernels.iter().map(|&k| model.functions[k].name.clone()).collect() };
+    let names_of =
+        |kernels: &[usize]| -> Vec<String> { kernels.iter().map(|&k| model.functions[k].name.clone()).collect() };
     let reach = graph.reachable_kernels(&model, |_| true);
     // k3 is only reachable through a kernel (k2): not resolved.
     assert_eq!(names_of(&reach[index("a")]), ["k1", "k2"]);

@@ -11,9 +11,9 @@ use super::{
     InsertStatistics,
 };
 use crate::{
+    comm_order::model::OpHandle,
     framework::PassContext,
     ir,
-    comm_order::model::OpHandle,
     names::{Interned, Name},
     ods::{CclOp, OpKind},
 };
@@ -79,7 +79,8 @@ pub fn plan<'c, 'a>(
                 }
             } else if kind == Some(OpKind::Wait) {
                 // Rule 4: the next op that is not side-effect-free.
-                let following = std::iter::successors(next, |o| o.next_in_block()).find(|&o| !ir::is_side_effect_free(o));
+                let following =
+                    std::iter::successors(next, |o| o.next_in_block()).find(|&o| !ir::is_side_effect_free(o));
                 let shared = following
                     .is_some_and(|o| names.is(Name::of(o), OpKind::Wait) || ir::is_whole_cache_invalid(names, o));
                 if !shared {

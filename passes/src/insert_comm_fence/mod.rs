@@ -79,8 +79,7 @@ impl CclPass for InsertCommFence {
             }
         };
         let names = Interned::new(crate::ir::context_of(module));
-        let kernels: Vec<_> =
-            model.functions.iter().filter(|f| f.kind == FunctionKind::InCore).map(|f| f.op).collect();
+        let kernels: Vec<_> = model.functions.iter().filter(|f| f.kind == FunctionKind::InCore).map(|f| f.op).collect();
         let inserted = kernel::run_phase_a(&names, &kernels, cx, &self.stats);
         let outcome = prologue::mark(&model);
         let prologues = prologue::insert(&names, &model, &outcome.marked);

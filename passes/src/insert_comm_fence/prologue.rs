@@ -48,7 +48,8 @@ impl Launches for Marker<'_> {
 /// The kernels the scan of `module` marks.
 pub fn mark(module: &Module) -> Marked {
     let graph = CallGraph::build(module);
-    let mut marker = Marker { module, graph: &graph, marked: vec![false; module.functions.len()], expanded: Vec::new() };
+    let mut marker =
+        Marker { module, graph: &graph, marked: vec![false; module.functions.len()], expanded: Vec::new() };
     let scan = scan_module(module, &graph, &mut marker);
     Marked {
         marked: (0..module.functions.len()).filter(|&f| marker.marked[f]).collect(),

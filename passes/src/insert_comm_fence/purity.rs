@@ -166,7 +166,9 @@ impl<'n> Classifier<'n> {
                 continue;
             }
             if expanded {
-                let any = def.operands().any(|operand| self.memo.reads.get(&ir::value_key(operand)).copied().unwrap_or(false));
+                let any = def
+                    .operands()
+                    .any(|operand| self.memo.reads.get(&ir::value_key(operand)).copied().unwrap_or(false));
                 self.memo.reads.insert(key, any);
                 continue;
             }

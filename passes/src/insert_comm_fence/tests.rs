@@ -19,10 +19,7 @@ fn loop_classes(module: &Module<'_>, name: &str) -> Vec<Purity> {
     let mut memo = Memo::default();
     let mut classifier = Classifier::new(&names, &mut memo);
     let entry = ir::entry_block(func).unwrap();
-    ir::ops(entry)
-        .filter(|op| names.is_loop(Name::of(*op)))
-        .map(|op| classifier.op_class(op))
-        .collect()
+    ir::ops(entry).filter(|op| names.is_loop(Name::of(*op))).map(|op| classifier.op_class(op)).collect()
 }
 
 const SIG: &str = "memref<8xi32, #ccl.window>";
@@ -175,7 +172,10 @@ fn a_run_declares_whether_it_changed_anything_and_a_rerun_changes_nothing() {
     let body: Vec<String> = crate::ir::ops(crate::ir::entry_block(function(&module, "publish")).unwrap())
         .map(|op| crate::ir::op_name(op).to_string())
         .collect();
-    assert_eq!(body, ["ccl.cacheinvalid", "ccl.fence", "ccl.tile_store", "ccl.cacheinvalid", "ccl.fence", "func.return"]);
+    assert_eq!(
+        body,
+        ["ccl.cacheinvalid", "ccl.fence", "ccl.tile_store", "ccl.cacheinvalid", "ccl.fence", "func.return"]
+    );
     assert_eq!(
         first,
         [

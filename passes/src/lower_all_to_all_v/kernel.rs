@@ -64,7 +64,13 @@ impl<'c, 'a> Emitter<'c, 'a> {
     }
 
     /// `scf.for %iv = lo to hi step step { body(%iv) }`.
-    fn for_range(&self, lo: Value<'c, 'a>, hi: Value<'c, 'a>, step: Value<'c, 'a>, body: impl FnOnce(Emitter<'c, 'a>, Value<'c, 'a>)) {
+    fn for_range(
+        &self,
+        lo: Value<'c, 'a>,
+        hi: Value<'c, 'a>,
+        step: Value<'c, 'a>,
+        body: impl FnOnce(Emitter<'c, 'a>, Value<'c, 'a>),
+    ) {
         let region = Region::new();
         let block = Block::new(&[(self.index_type(), self.location)]);
         block.append_operation(scf::r#yield(&[], self.location));
@@ -181,7 +187,8 @@ fn flat<'c, 'a>(at: Emitter<'c, 'a>, buffer: Value<'c, 'a>, signature: &Signatur
         return buffer;
     }
     let total: i64 = signature.data_shape.iter().product();
-    let ty = melior::ir::r#type::MemRefType::new(signature.element, &[total], None, signature.data_space(buffer)).into();
+    let ty =
+        melior::ir::r#type::MemRefType::new(signature.element, &[total], None, signature.data_space(buffer)).into();
     at.value(ir::collapse_all(at.location, buffer, ty))
 }
 
@@ -205,7 +212,13 @@ fn emit_step<'c, 'a>(at: Emitter<'c, 'a>, k: &Kernel<'c, 'a>, step: Step) {
         Step::Snapshot => for_each_owned_peer(at, k, true, |at, peer, _lane| {
             let signature = k.signature;
             let count_type = strided(signature.count_element, &[1], &[1], signature.counts_space);
-            let theirs = at.value(ir::subview(at.location, k.send_counts, &[Extent::Dynamic(k.me)], &[Extent::Static(1)], count_type));
+            let theirs = at.value(ir::subview(
+                at.location,
+                k.send_counts,
+                &[Extent::Dynamic(k.me)],
+                &[Extent::Static(1)],
+                count_type,
+            ));
             let count = at.value(ods::RemoteLoad::build(at.location, theirs, peer, signature.count_element));
             let clamped = clamp_count(at, signature, count);
             at.emit(ods::TensorWrite::build(at.location, k.recv_counts, clamped, &[peer]));
@@ -241,13 +254,27 @@ fn emit_step<'c, 'a>(at: Emitter<'c, 'a>, k: &Kernel<'c, 'a>, step: Step) {
                 let to_row = at.value(arith::muli(k.me, block_elements, at.location));
                 let (from, to) = match begin {
                     None => (from_row, to_row),
-                    Some(begin) => {
-                        (at.value(arith::addi(from_row, begin, at.location)), at.value(arith::addi(to_row, begin, at.location)))
-                    }
+                    Some(begin) => (
+                        at.value(arith::addi(from_row, begin, at.location)),
+                        at.value(arith::addi(to_row, begin, at.location)),
+                    ),
                 };
-                let slice_type = |buffer| strided(signature.element, &[ir::dynamic_extent()], &[1], signature.data_space(buffer));
-                let source = at.value(ir::subview(at.location, k.send_flat, &[Extent::Dynamic(from)], &[Extent::Dynamic(size)], slice_type(k.send)));
-                let target = at.value(ir::subview(at.location, k.recv_flat, &[Extent::Dynamic(to)], &[Extent::Dynamic(size)], slice_type(k.recv)));
+                let slice_type =
+                    |buffer| strided(signature.element, &[ir::dynamic_extent()], &[1], signature.data_space(buffer));
+                let source = at.value(ir::subview(
+                    at.location,
+                    k.send_flat,
+                    &[Extent::Dynamic(from)],
+                    &[Extent::Dynamic(size)],
+                    slice_type(k.send),
+                ));
+                let target = at.value(ir::subview(
+                    at.location,
+                    k.recv_flat,
+                    &[Extent::Dynamic(to)],
+                    &[Extent::Dynamic(size)],
+                    slice_type(k.recv),
+                ));
                 at.emit(ods::Put::build(at.location, target, source, peer));
             });
         }),
@@ -259,7 +286,12 @@ fn strided<'c>(element: Type<'c>, shape: &[i64], strides: &[i64], space: Option<
 }
 
 /// The one-element view `signal[row, column]`.
-fn signal_cell<'c, 'a>(at: Emitter<'c, 'a>, k: &Kernel<'c, 'a>, row: Value<'c, 'a>, column: Value<'c, 'a>) -> Value<'c, 'a> {
+fn signal_cell<'c, 'a>(
+    at: Emitter<'c, 'a>,
+    k: &Kernel<'c, 'a>,
+    row: Value<'c, 'a>,
+    column: Value<'c, 'a>,
+) -> Value<'c, 'a> {
     let signature = k.signature;
     let ty = strided(signature.signal_element, &[1, 1], &[signature.signal_stride, 1], signature.signal_space);
     at.value(ir::subview(
@@ -272,7 +304,11 @@ fn signal_cell<'c, 'a>(at: Emitter<'c, 'a>, k: &Kernel<'c, 'a>, row: Value<'c, '
 }
 
 /// `body(p)` for every rank p != me.
-fn for_each_other_rank<'c, 'a>(at: Emitter<'c, 'a>, k: &Kernel<'c, 'a>, body: impl FnOnce(Emitter<'c, 'a>, Value<'c, 'a>)) {
+fn for_each_other_rank<'c, 'a>(
+    at: Emitter<'c, 'a>,
+    k: &Kernel<'c, 'a>,
+    body: impl FnOnce(Emitter<'c, 'a>, Value<'c, 'a>),
+) {
     let (zero, ranks, one) = (at.index(0), at.index(k.signature.ranks), at.index(1));
     at.for_range(zero, ranks, one, |at, peer| {
         let other = at.cmp(CmpiPredicate::Ne, peer, k.me);

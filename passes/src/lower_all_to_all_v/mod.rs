@@ -138,7 +138,9 @@ fn signature<'c>(names: &Interned, op: AllToAllV<'c, '_>) -> Result<Signature<'c
         format!("'{name}' has no signal operand: lowering synchronises on a memref<P x S x i32, #ccl.window>")
     })?;
     let blocks = op.launch_width().ok_or_else(|| {
-        format!("'{name}' has no admitted launch_width: run ccl-admit-launch-width on a constant number of blocks first")
+        format!(
+            "'{name}' has no admitted launch_width: run ccl-admit-launch-width on a constant number of blocks first"
+        )
     })?;
     let operands = [op.send(), op.send_counts(), op.recv(), op.recv_counts(), signal];
     let mut parts = Vec::new();
@@ -148,14 +150,21 @@ fn signature<'c>(names: &Interned, op: AllToAllV<'c, '_>) -> Result<Signature<'c
             return Err(format!("'{name}' operand {label} must be a ranked memref, got {ty}"));
         };
         if shape.iter().any(|&d| ir::is_dynamic_size(d)) || !ir::has_identity_layout(ty) {
-            return Err(format!("'{name}' operand {label} has a dynamic shape or layout ({ty}): lowering needs static shapes"));
+            return Err(format!(
+                "'{name}' operand {label} has a dynamic shape or layout ({ty}): lowering needs static shapes"
+            ));
         }
         parts.push((shape, element, space));
     }
     let [send, counts, recv, recv_counts, signal_parts] = <[_; 5]>::try_from(parts).expect("five operands");
     let ranks = match counts.0.as_slice() {
         [p] => *p,
-        _ => return Err(format!("'{name}' send_counts must be one-dimensional (P counts), got {}", op.send_counts().r#type())),
+        _ => {
+            return Err(format!(
+                "'{name}' send_counts must be one-dimensional (P counts), got {}",
+                op.send_counts().r#type()
+            ))
+        }
     };
     if count_max(counts.1).is_none() {
         return Err(format!(
@@ -243,7 +252,8 @@ impl CclPass for Lower {
         let mut lowerings = Vec::new();
         let mut failed = false;
         for &launch in &launches {
-            let found = signature(&names, launch).map(|signature| (launch, signature, symbol_table_of(module, launch.operation())));
+            let found = signature(&names, launch)
+                .map(|signature| (launch, signature, symbol_table_of(module, launch.operation())));
             match found {
                 Ok(lowering) => lowerings.push(lowering),
                 Err(message) => {
@@ -275,7 +285,8 @@ impl CclPass for Lower {
                 .into_iter()
                 .chain(launch.signal())
                 .collect::<Vec<_>>();
-            let mut call = func::call(context, FlatSymbolRefAttribute::new(context, &name), &arguments, &[], op.location());
+            let mut call =
+                func::call(context, FlatSymbolRefAttribute::new(context, &name), &arguments, &[], op.location());
             let width = IntegerAttribute::new(IntegerType::new(context, 64).into(), signature.blocks as i64);
             call.set_attribute(names::ATTR_LAUNCH_WIDTH, width.into());
             let block = op.block().expect("an op in a block");
@@ -324,8 +335,9 @@ impl Kernels {
                 && ir::discardable_string_attr(op, names::ATTR_BUILTIN_TEMPLATE_DIR) == Some(ARGUMENT)
                 && op.attribute(kernel::ATTR_PROTOCOL).ok() == Some(steps);
             if let (true, Some(entry)) = (ours, ir::entry_block(op)) {
-                let types: Vec<usize> =
-                    (0..entry.argument_count()).map(|i| ir::block_argument(entry, i).r#type().to_raw().ptr as usize).collect();
+                let types: Vec<usize> = (0..entry.argument_count())
+                    .map(|i| ir::block_argument(entry, i).r#type().to_raw().ptr as usize)
+                    .collect();
                 let width = ir::discardable_i64_attr(op, names::ATTR_LAUNCH_WIDTH).unwrap_or(0) as u64;
                 kernels.by_signature.entry((types, width)).or_insert_with(|| symbol.to_string());
             }

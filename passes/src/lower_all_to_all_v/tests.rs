@@ -73,7 +73,9 @@ fn steps_in_order(kernel: OperationRef<'_, '_>) -> Vec<String> {
 
 #[test]
 fn the_kernel_runs_the_steps_of_its_protocol_in_order_for_every_lane_mapping() {
-    for (blocks, name) in [(2, "__ccl_all_to_all_v_p4_b2"), (4, "__ccl_all_to_all_v_p4_b4"), (8, "__ccl_all_to_all_v_p4_b8")] {
+    for (blocks, name) in
+        [(2, "__ccl_all_to_all_v_p4_b2"), (4, "__ccl_all_to_all_v_p4_b4"), (8, "__ccl_all_to_all_v_p4_b8")]
+    {
         for (late, list) in [(false, protocol::PROTOCOL), (true, protocol::LATE_SNAPSHOT)] {
             let context = loaded_context();
             let module = parse(&context, &program(blocks));
@@ -143,7 +145,9 @@ fn fits(pattern: &str, text: &str) -> bool {
     let mut literals = vec![String::new()];
     let mut rest = pattern;
     while let Some(open) = rest.find('<') {
-        let word = rest[open + 1..].find('>').filter(|&n| n > 0 && rest[open + 1..open + 1 + n].chars().all(|c| c.is_ascii_alphabetic()));
+        let word = rest[open + 1..]
+            .find('>')
+            .filter(|&n| n > 0 && rest[open + 1..open + 1 + n].chars().all(|c| c.is_ascii_alphabetic()));
         let last = literals.last_mut().expect("one literal at least");
         match word {
             Some(n) => {

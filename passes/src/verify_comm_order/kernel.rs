@@ -456,8 +456,8 @@ mod tests {
     //! multi-block regions, switches, many windows).
     use super::*;
     use crate::{
-        names::FunctionKind,
         comm_order::model::{Block, LoopKind},
+        names::FunctionKind,
         verify_comm_order::oracle,
     };
     use std::collections::BTreeSet;

@@ -133,10 +133,7 @@ impl Summary {
     }
 
     pub fn star(&self) -> Summary {
-        Summary {
-            default: self.default.star(),
-            windows: self.windows.iter().map(|(&w, &r)| (w, r.star())).collect(),
-        }
+        Summary { default: self.default.star(), windows: self.windows.iter().map(|(&w, &r)| (w, r.star())).collect() }
     }
 }
 

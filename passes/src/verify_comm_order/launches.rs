@@ -81,9 +81,8 @@ impl Launches for Checker<'_> {
                     return;
                 }
                 let (module, graph, unprotected) = (self.module, self.graph, self.unprotected);
-                let failing = self
-                    .failing
-                    .get_or_insert_with(|| graph.reachable_kernels(module, |k| unprotected[k].is_some()));
+                let failing =
+                    self.failing.get_or_insert_with(|| graph.reachable_kernels(module, |k| unprotected[k].is_some()));
                 let kernels = failing[callee].clone();
                 for &kernel in kernels.iter() {
                     self.flag(caller, call, Some(callee), kernel, publish);

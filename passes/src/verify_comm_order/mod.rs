@@ -20,6 +20,7 @@ pub mod lattice;
 pub mod launches;
 pub mod oracle;
 
+use crate::comm_order::model::{self, Bodies, Module, OpHandle};
 use crate::strings::symbol_ref;
 use crate::{
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
@@ -27,9 +28,8 @@ use crate::{
     pass_options, pass_statistics,
 };
 use kernel::{Missing, SinkKind, SourceKind, Violation};
-use melior::ir::{operation::OperationLike, Location, OperationRef};
-use crate::comm_order::model::{self, Bodies, Module, OpHandle};
 use launches::LaunchViolation;
+use melior::ir::{operation::OperationLike, Location, OperationRef};
 
 pass_options! {
     /// The checker's options.
@@ -184,9 +184,9 @@ pub fn kernel_message(v: &Violation) -> String {
         SinkKind::GmRead => "a GM read",
     };
     match (v.source_kind, v.missing) {
-        (SourceKind::Local, Missing::Invalidate) => format!(
-            "local publish reaches {sink} without ccl.cacheinvalid of the written window followed by ccl.fence"
-        ),
+        (SourceKind::Local, Missing::Invalidate) => {
+            format!("local publish reaches {sink} without ccl.cacheinvalid of the written window followed by ccl.fence")
+        }
         (SourceKind::Local, _) => {
             format!("local publish reaches {sink} without ccl.fence after the ccl.cacheinvalid of its window")
         }
