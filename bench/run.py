@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""Benchmarks ccl-opt's full pipeline against upstream mlir-opt.
+"""Benchmarks ccl-opt against upstream mlir-opt with the ccl dialect plugin.
 
 For each generated input (ccl-gen), on the same file in the same run and
 interleaved, it times:
   * ccl-opt --pass-pipeline='builtin.module(ccl-pipeline)'
-  * mlir-opt --irdl-file=<the ccl dialect> (parse, verify, print only)
+  * ccl-opt with no pass (parse, verify, print: the ODS dialect's own cost)
+  * mlir-opt --load-dialect-plugin=libccl_dialect_plugin.so (parse, verify,
+    print only): the baseline of every ratio
 and records wall time and peak RSS of each child (wait4's rusage).
 It reports ratios of medians, a scaling table and a threading comparison,
 writes bench/results.json and draws docs/benchmarks.png.
 
     python3 bench/run.py            # the full matrix (minutes)
     python3 bench/run.py --quick    # a small smoke run
+    python3 bench/run.py --old-build DIR   # also time an older build's
+        ccl-opt (DIR/ccl-opt, DIR/ccl-gen) on its own generator's program of
+        the largest size: parse+verify+print, e.g. the IRDL-era build
 """
 
 import argparse
@@ -25,8 +30,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLVM = os.environ.get("LLVM_TOOLS_DIR", "/usr/lib/llvm-22/bin")
-IRDL = os.path.join(ROOT, "src", "dialect", "ccl.irdl.mlir")
 BIN = os.path.join(ROOT, "target", "release")
+PLUGIN = os.path.join(BIN, "libccl_dialect_plugin.so")
 
 
 def run_measured(argv, stdout_path):
@@ -44,28 +49,32 @@ def run_measured(argv, stdout_path):
     return elapsed, usage.ru_maxrss / 1024.0
 
 
-def generate(path, ops, depth, functions, seed=1):
+def generate(path, ops, depth, functions, seed=1, bin_dir=BIN):
     with open(path, "wb") as out:
         subprocess.run(
-            [os.path.join(BIN, "ccl-gen"), "--seed", str(seed), "--ops", str(ops),
+            [os.path.join(bin_dir, "ccl-gen"), "--seed", str(seed), "--ops", str(ops),
              "--depth", str(depth), "--functions", str(functions)],
             stdout=out, check=True)
 
 
-def compare(path, repeats, extra=()):
-    """Interleaved runs of both tools on one file; medians and peaks."""
-    ours, theirs, our_mem, their_mem = [], [], [], []
+def compare(path, repeats, extra=(), parse_only=False):
+    """Interleaved runs of the tools on one file; medians and peaks."""
+    ours, theirs, parse, our_mem, their_mem, parse_mem = [], [], [], [], [], []
     sink = path + ".out"
     for _ in range(repeats):
         t, m = run_measured([os.path.join(BIN, "ccl-opt"), path,
                              "--pass-pipeline=builtin.module(ccl-pipeline)", *extra], sink)
         ours.append(t)
         our_mem.append(m)
-        t, m = run_measured([os.path.join(LLVM, "mlir-opt"), f"--irdl-file={IRDL}", path], sink)
+        t, m = run_measured([os.path.join(LLVM, "mlir-opt"), f"--load-dialect-plugin={PLUGIN}", path], sink)
         theirs.append(t)
         their_mem.append(m)
+        if parse_only:
+            t, m = run_measured([os.path.join(BIN, "ccl-opt"), path], sink)
+            parse.append(t)
+            parse_mem.append(m)
     os.unlink(sink)
-    return {
+    row = {
         "ccl_opt_s": statistics.median(ours),
         "mlir_opt_s": statistics.median(theirs),
         "ratio": statistics.median(ours) / statistics.median(theirs),
@@ -73,27 +82,54 @@ def compare(path, repeats, extra=()):
         "mlir_opt_peak_mib": max(their_mem),
         "memory_ratio": max(our_mem) / max(their_mem),
     }
+    if parse_only:
+        row["ccl_opt_parse_s"] = statistics.median(parse)
+        row["parse_ratio"] = statistics.median(parse) / statistics.median(theirs)
+        row["ccl_opt_parse_peak_mib"] = max(parse_mem)
+    return row
 
 
-def phase_a_seconds(argv):
-    """Wall time of the per-kernel step (Phase A of insert-comm-fence) from
-    MLIR's timing report: the 'func.func' Pipeline row holds it."""
+def old_build(old_dir, ops, repeats, tmp):
+    """An older build's ccl-opt on its own generator's program (the same
+    seed and shape; the text differs where the dialect's syntax did),
+    parse+verify+print, against this build's on this generator's."""
+    old_path = os.path.join(tmp, "old.mlir")
+    new_path = os.path.join(tmp, "new.mlir")
+    generate(old_path, ops, depth=4, functions=max(1, ops // 1000), bin_dir=old_dir)
+    generate(new_path, ops, depth=4, functions=max(1, ops // 1000))
+    old, new, old_mem, new_mem = [], [], [], []
+    sink = os.path.join(tmp, "sink")
+    for _ in range(repeats):
+        t, m = run_measured([os.path.join(old_dir, "ccl-opt"), old_path], sink)
+        old.append(t)
+        old_mem.append(m)
+        t, m = run_measured([os.path.join(BIN, "ccl-opt"), new_path], sink)
+        new.append(t)
+        new_mem.append(m)
+    return {"ops": ops, "old_s": statistics.median(old), "new_s": statistics.median(new),
+            "ratio": statistics.median(new) / statistics.median(old),
+            "old_peak_mib": max(old_mem), "new_peak_mib": max(new_mem)}
+
+
+def insert_seconds(argv):
+    """Wall time of ccl-insert-comm-fence from MLIR's timing report (Phase A,
+    the per-kernel part, runs on MLIR's thread pool inside it)."""
     result = subprocess.run(argv + ["--mlir-timing", "-o", os.devnull], capture_output=True, text=True, check=True)
     for line in result.stderr.splitlines():
-        if "CclInsertCommFenceKernels" in line:
+        if "CclInsertCommFence" in line:
             # "  user (pct)  wall (pct)  name" or "  wall (pct)  name"
             numbers = [float(tok) for tok in line.replace("(", " ").replace(")", " ").replace("%", " ").split()[:-1]]
             return numbers[-2]
-    sys.exit("bench: no CclInsertCommFenceKernels row in the timing report")
+    sys.exit("bench: no CclInsertCommFence row in the timing report")
 
 
-def phase_a_threading(path, repeats):
-    """Only Phase A of insert-comm-fence, MLIR's thread pool on and off."""
+def insert_threading(path, repeats):
+    """Only ccl-insert-comm-fence, MLIR's thread pool on and off."""
     argv = [os.path.join(BIN, "ccl-opt"), path, "--pass-pipeline=builtin.module(ccl-insert-comm-fence)"]
     on, off = [], []
     for _ in range(repeats):
-        on.append(phase_a_seconds(argv))
-        off.append(phase_a_seconds(argv + ["--mlir-disable-threading"]))
+        on.append(insert_seconds(argv))
+        off.append(insert_seconds(argv + ["--mlir-disable-threading"]))
     return {"threads_s": statistics.median(on), "no_threads_s": statistics.median(off),
             "speedup": statistics.median(off) / statistics.median(on)}
 
@@ -135,6 +171,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--old-build", metavar="DIR", help="an older build's release directory to compare against")
     args = parser.parse_args()
     subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "ccl-opt", "--bin", "ccl-gen"], cwd=ROOT, check=True)
 
@@ -153,10 +190,11 @@ def main():
         for ops in sizes:
             path = os.path.join(tmp, f"size-{ops}.mlir")
             generate(path, ops, depth=4, functions=max(1, ops // 1000))
-            row = {"ops": ops, **compare(path, repeats)}
+            row = {"ops": ops, **compare(path, repeats, parse_only=True)}
             results["size"].append(row)
             print(f"size {ops:>9}: ratio {row['ratio']:.2f}  ccl-opt {row['ccl_opt_s']:.3f}s  mlir-opt {row['mlir_opt_s']:.3f}s  "
-                  f"mem {row['ccl_opt_peak_mib']:.0f}/{row['mlir_opt_peak_mib']:.0f} MiB", flush=True)
+                  f"mem {row['ccl_opt_peak_mib']:.0f}/{row['mlir_opt_peak_mib']:.0f} MiB  "
+                  f"no-pass ratio {row['parse_ratio']:.2f}", flush=True)
         for depth in depths:
             path = os.path.join(tmp, f"depth-{depth}.mlir")
             generate(path, depth_ops, depth=depth, functions=8)
@@ -171,8 +209,11 @@ def main():
             print(f"functions {functions:>6}: ratio {row['ratio']:.2f}  memory {row['memory_ratio']:.2f}", flush=True)
         path = os.path.join(tmp, "kernels.mlir")
         generate(path, depth_ops * (1 if args.quick else 5), depth=3, functions=256)
-        results["threading"] = phase_a_threading(path, repeats)
-        print(f"phase A threading speedup: {results['threading']['speedup']:.2f}x", flush=True)
+        results["threading"] = insert_threading(path, repeats)
+        print(f"insert pass threading speedup: {results['threading']['speedup']:.2f}x", flush=True)
+        if args.old_build:
+            results["old_build"] = old_build(args.old_build, sizes[-1], repeats, tmp)
+            print(f"against {args.old_build}: ratio {results['old_build']['ratio']:.2f}", flush=True)
 
     big = results["size"]
     if len(big) >= 2:
