@@ -2,6 +2,8 @@
 //! programs (ccl-gen's generator, in process, through the library API).
 //!
 //! For every program `p`:
+//! (programs with `cf` regions of several blocks and with publishing
+//! wrappers among them, counted and required):
 //! 0. `ccl-pipeline` (admission, insertion, then the checker) accepts it;
 //! 1. `insert(p)` verifies, and `verify(insert(p))` passes;
 //! 2. `insert(insert(p)) == insert(p)`, byte for byte;
@@ -58,6 +60,10 @@ struct Counts {
     /// [deleted, caught].
     by_kind: [[AtomicU64; 2]; 3],
     oracle_pairs: AtomicU64,
+    /// Programs with a region of several blocks (`cf.br` / `cf.cond_br`).
+    with_cf: AtomicU64,
+    /// Calls the insert pass found publishing through a wrapper.
+    wrapper_publishes: AtomicU64,
 }
 
 /// What the oracle says about a lowered module: is any path unprotected?
@@ -139,6 +145,9 @@ fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Co
     let config = config(seed);
     let what = format!("seed {seed} ({config:?})");
     let text = generator::generate(&config);
+    if text.contains("cf.br ") || text.contains("cf.cond_br ") {
+        counts.with_cf.fetch_add(1, Ordering::Relaxed);
+    }
     let mut program = session
         .parse(&text, "gen.mlir")
         .unwrap_or_else(|e| panic!("{what}: does not verify: {e:?} {:?}", e.diagnostics()));
@@ -244,6 +253,15 @@ fn generated_programs_keep_their_properties() {
                     let _ = session.take_diagnostics();
                     case += workers;
                 }
+                let wrapper_publishes: u64 = pipelines
+                    .insert
+                    .statistics()
+                    .iter()
+                    .flat_map(|pass| pass.counters.snapshot())
+                    .filter(|(spec, _)| spec.name == "wrapper-publishes")
+                    .map(|(_, value)| value)
+                    .sum();
+                counts.wrapper_publishes.fetch_add(wrapper_publishes, Ordering::Relaxed);
             });
         }
     });
@@ -264,7 +282,14 @@ fn generated_programs_keep_their_properties() {
     {
         println!("  deleting {name}: {} deletions, {} caught", get(deleted), get(caught));
     }
+    println!(
+        "  coverage: {} programs with cf branches, {} calls publishing through a wrapper",
+        get(&counts.with_cf),
+        get(&counts.wrapper_publishes)
+    );
     assert_eq!(get(&counts.programs), cases, "every case ran");
+    assert!(get(&counts.with_cf) * 10 >= cases, "cf regions in fewer than 1 in 10 programs");
+    assert!(get(&counts.wrapper_publishes) * 20 >= cases, "publishing wrappers in fewer than 1 in 20 programs");
     assert!(get(&counts.mutants) > 0, "the mutation test deleted nothing");
     assert!(get(&counts.caught) > 0, "no deletion was caught");
 }

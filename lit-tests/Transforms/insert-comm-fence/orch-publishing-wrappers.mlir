@@ -4,6 +4,9 @@
 // `exchange(); consume()` marks consume, one hop deep or three.
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence,ccl-verify-comm-order)' -o /dev/null
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' --mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+
+// STATS: (S) 9 wrapper-publishes
 
 // CHECK-LABEL: func.func @consume_one_hop()
 // CHECK-NEXT: ccl.cacheinvalid{{$}}

@@ -1,5 +1,6 @@
 // The pass's statistics (--mlir-pass-statistics): markers inserted in kernel
-// bodies by kind, prologues, marked kernels and loop rescans. A second run
+// bodies by kind, prologues, marked kernels, loop rescans and calls that
+// publish through a wrapper. A second run
 // over the output inserts nothing.
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' --mlir-pass-statistics -o %t1 2>&1 | FileCheck %s --check-prefix=FIRST
 // RUN: ccl-opt %t1 -p 'builtin.module(ccl-insert-comm-fence)' --mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=SECOND
@@ -12,6 +13,7 @@
 // FIRST-NEXT: (S) 1 prologues
 // FIRST-NEXT: (S) 1 region-invalidates
 // FIRST-NEXT: (S) 3 whole-gm-invalidates
+// FIRST-NEXT: (S) 0 wrapper-publishes
 
 // SECOND: CclInsertCommFence
 // SECOND-NEXT: (S) 0 fences
@@ -20,6 +22,7 @@
 // SECOND-NEXT: (S) 0 prologues
 // SECOND-NEXT: (S) 0 region-invalidates
 // SECOND-NEXT: (S) 0 whole-gm-invalidates
+// SECOND-NEXT: (S) 0 wrapper-publishes
 
 func.func private @helper()
 

@@ -56,6 +56,9 @@ pub struct ScanStats {
     /// Ops the scan visited (at most twice the ops of scan targets, per
     /// summary round).
     pub op_visits: u64,
+    /// Calls that publish because the orchestration-like function they
+    /// call does (its own scan ends with the flag set), each counted once.
+    pub wrapper_publishes: u64,
 }
 
 /// Scans every orchestration-like function of `module`.
@@ -64,6 +67,7 @@ pub fn scan_module(module: &Module, graph: &CallGraph, launches: &mut dyn Launch
         module,
         summaries: vec![false; module.functions.len()],
         saturated: FxHashSet::default(),
+        wrapper_calls: FxHashSet::default(),
         caller: 0,
         launches,
         stats: ScanStats::default(),
@@ -89,6 +93,7 @@ pub fn scan_module(module: &Module, graph: &CallGraph, launches: &mut dyn Launch
             }
         }
     }
+    scanner.stats.wrapper_publishes = scanner.wrapper_calls.len() as u64;
     scanner.stats
 }
 
@@ -98,6 +103,8 @@ struct Scanner<'m, 'l> {
     summaries: Vec<bool>,
     /// (function, region) already scanned with the flag set.
     saturated: FxHashSet<(usize, u32)>,
+    /// (caller, call order) of the calls that publish through a summary.
+    wrapper_calls: FxHashSet<(usize, u32)>,
     caller: usize,
     launches: &'l mut dyn Launches,
     stats: ScanStats,
@@ -227,11 +234,13 @@ impl Scanner<'_, '_> {
                 if let Some(publish) = seen {
                     self.launches.launch(self.caller, event, *callee, publish);
                 }
-                let publishes = *submit
-                    || callee.is_some_and(|c| {
-                        let function = &self.module.functions[c];
-                        function.builtin_template || (function.kind == FunctionKind::Orchestration && self.summaries[c])
-                    });
+                let function = callee.map(|c| (&self.module.functions[c], self.summaries[c]));
+                let through_wrapper =
+                    function.is_some_and(|(f, summary)| f.kind == FunctionKind::Orchestration && summary);
+                if through_wrapper {
+                    self.wrapper_calls.insert((self.caller, event.order));
+                }
+                let publishes = *submit || through_wrapper || function.is_some_and(|(f, _)| f.builtin_template);
                 if publishes {
                     seen.or(Some(event.op))
                 } else {

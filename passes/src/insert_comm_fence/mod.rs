@@ -44,6 +44,7 @@ pass_statistics! {
         prologues: "prologues", "Kernel prologues (ccl.cacheinvalid() + ccl.fence) inserted",
         kernels_marked: "kernels-marked", "InCore functions marked as post-collective consumers",
         loops_rescanned: "loops-rescanned", "Sequential loop bodies (or multi-block regions) rescanned with seen = true",
+        wrapper_publishes: "wrapper-publishes", "Calls that publish because the orchestration-like function they call publishes (Phase B)",
     }
 }
 
@@ -86,6 +87,7 @@ impl CclPass for InsertCommFence {
         self.stats.kernels_marked.add(outcome.marked.len() as u64);
         self.stats.prologues.add(prologues);
         self.stats.loops_rescanned.add(outcome.scan.rescans);
+        self.stats.wrapper_publishes.add(outcome.scan.wrapper_publishes);
         if inserted == 0 && prologues == 0 {
             cx.preserve_all();
         }

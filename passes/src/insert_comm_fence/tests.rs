@@ -184,7 +184,8 @@ fn a_run_declares_whether_it_changed_anything_and_a_rerun_changes_nothing() {
             ("fences", 1),
             ("prologues", 1),
             ("kernels-marked", 2),
-            ("loops-rescanned", 0)
+            ("loops-rescanned", 0),
+            ("wrapper-publishes", 0)
         ]
     );
     let text = module.as_operation().to_string();
@@ -203,7 +204,8 @@ fn a_run_declares_whether_it_changed_anything_and_a_rerun_changes_nothing() {
             ("fences", 0),
             ("prologues", 0),
             ("kernels-marked", 2),
-            ("loops-rescanned", 0)
+            ("loops-rescanned", 0),
+            ("wrapper-publishes", 0)
         ]
     );
 }
