@@ -35,6 +35,8 @@ pub mod panic;
 #[forbid(unsafe_code)]
 pub mod pipeline;
 #[forbid(unsafe_code)]
+pub mod sim;
+#[forbid(unsafe_code)]
 pub mod statistics;
 #[forbid(unsafe_code)]
 pub mod suggest;

@@ -67,6 +67,24 @@ unsafe fn source_loc(loc: MlirLocation) -> SourceLoc {
     SourceLoc::Unknown
 }
 
+/// The source position of `location` (the first file position inside name,
+/// call-site and fused locations), for tools that report on ops themselves.
+pub fn source_loc_of(location: melior::ir::Location<'_>) -> SourceLoc {
+    unsafe { source_loc(location.to_raw()) }
+}
+
+/// The name of a name location (`loc("ccl-lower-all-to-all-v.snapshot"(...))`
+/// names the protocol step an op belongs to); `None` for other locations.
+pub fn location_name(location: melior::ir::Location<'_>) -> Option<String> {
+    unsafe {
+        let raw = location.to_raw();
+        if raw.ptr.is_null() || !mlirLocationIsAName(raw) {
+            return None;
+        }
+        Some(owned(mlirIdentifierStr(mlirLocationNameGetName(raw))))
+    }
+}
+
 unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnostic {
     #[allow(non_upper_case_globals)]
     let severity = match mlirDiagnosticGetSeverity(diagnostic) {

@@ -1,0 +1,1269 @@
+//! The machine state of the execution model (docs/semantics.md, "The
+//! execution model") and its transitions: P ranks of threads (one host and
+//! the block slots), each block slot with a private non-coherent cache and
+//! an in-flight queue, memory per rank, signals with vector clocks, and the
+//! shadow state that finds data races.
+//!
+//! A thread rests only at a step other threads can observe (a GM read that
+//! misses its cache, a notify, a wait, a fence with writes still in flight,
+//! a collective); everything in between runs eagerly inside the step before
+//! it, because it touches nothing another thread reads. The schedules the
+//! explorer chooses between are these steps and the landings of in-flight
+//! writes.
+
+use super::program::*;
+use super::value::{self, Val, View};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub type ThreadId = u16;
+
+/// A memory location: an element of a buffer on a rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Loc {
+    pub rank: u16,
+    pub buffer: u32,
+    pub index: u32,
+}
+
+/// The write that produced a value: its thread and that thread's epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WriteId {
+    pub thread: ThreadId,
+    /// The thread's count of writes: two writes in one epoch differ.
+    pub seq: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Cell {
+    pub bits: u64,
+    pub writer: Option<WriteId>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Line {
+    pub cell: Cell,
+    pub dirty: bool,
+}
+
+/// Writes one op sent toward memory; they land together, at a step of
+/// their own.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Unit {
+    pub site: SiteId,
+    pub writes: Vec<(Loc, Cell)>,
+}
+
+/// One access, as the race reports name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Access {
+    pub thread: ThreadId,
+    pub epoch: u32,
+    /// For a write, the thread's count of writes so far.
+    pub seq: u32,
+    pub site: SiteId,
+    /// The launch of the kernel the thread was running (1-based per rank
+    /// and kernel), 0 for host code.
+    pub launch: u32,
+    pub kernel: Option<FuncId>,
+    pub write: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Shadow {
+    pub write: Option<Access>,
+    pub reads: Vec<Access>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RaceKind {
+    /// A read returned a value older than a write that happens before it.
+    StaleRead,
+    /// Two accesses of different blocks, one a write, not ordered.
+    Unordered,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Race {
+    pub kind: RaceKind,
+    pub loc: Loc,
+    /// The earlier access (for a stale read, the write the read missed).
+    pub first: Access,
+    /// The access that found the race.
+    pub second: Access,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Finding {
+    Race(Race),
+    /// A runtime error of the program (an index out of bounds, a peer out of
+    /// range, ranks at different collectives, a limit).
+    Error {
+        site: Option<SiteId>,
+        message: String,
+    },
+    /// No step possible, and some thread has not finished (a wait nobody
+    /// satisfies, a host at a collective the others never reach).
+    Deadlock,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Frame {
+    pub func: FuncId,
+    pub pc: u32,
+    pub regs: Vec<Val>,
+    /// Where the caller wants the results.
+    pub results: Vec<Reg>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// A block slot with no kernel running.
+    Idle,
+    Running,
+    /// A host waiting for the blocks of a launch.
+    Joining {
+        first: ThreadId,
+        count: u16,
+    },
+    Done,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Thread {
+    pub status: Status,
+    pub frames: Vec<Frame>,
+    pub clock: Arc<Vec<u32>>,
+    pub launch: u32,
+    pub kernel: Option<FuncId>,
+    pub writes: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Buffer {
+    pub element: Scalar,
+    /// One copy per rank (windows are symmetric: a peer's copy of the same
+    /// operand is the same buffer on the peer).
+    pub ranks: Vec<Arc<Vec<Cell>>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    pub threads: Vec<Thread>,
+    pub buffers: Vec<Buffer>,
+    pub caches: Vec<Arc<BTreeMap<Loc, Line>>>,
+    /// Per thread, kept sorted: the order of the queue does not matter.
+    pub inflight: Vec<Vec<Unit>>,
+    pub signal_clocks: BTreeMap<Loc, Arc<Vec<u32>>>,
+    pub shadow: BTreeMap<Loc, Shadow>,
+    /// Dynamic allocations: (site, slot, n-th by that slot) -> buffer.
+    pub allocations: BTreeMap<(SiteId, u16, u32), u32>,
+    pub alloc_counts: BTreeMap<(ThreadId, SiteId), u32>,
+    pub launch_counts: BTreeMap<(u16, FuncId), u32>,
+    pub finding: Option<Arc<Finding>>,
+}
+
+/// What a schedule chooses next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// The thread takes the step it rests at.
+    Step(ThreadId),
+    /// One in-flight unit of the thread lands in memory.
+    Land(ThreadId, u16),
+    /// Every rank's host is at the same collective: it runs.
+    Collective,
+}
+
+/// The fixed parameters of a run.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    pub program: Arc<Program>,
+    pub ranks: u16,
+    /// Slots per rank: the host (slot 0) and the block slots.
+    pub per_rank: u16,
+    /// Every ccl op a scheduling point (no local-step reduction), for
+    /// measuring what the reduction saves.
+    pub no_reduction: bool,
+}
+
+/// Local steps a thread may take between two observable steps.
+const LOCAL_STEP_LIMIT: u64 = 1_000_000;
+const CALL_DEPTH_LIMIT: usize = 256;
+
+type Fail = Finding;
+
+fn fail(site: Option<SiteId>, message: impl Into<String>) -> Fail {
+    Finding::Error { site, message: message.into() }
+}
+
+impl Machine {
+    pub fn new(program: Arc<Program>, ranks: u16, no_reduction: bool) -> Machine {
+        let per_rank = 1 + program.slots as u16;
+        Machine { program, ranks, per_rank, no_reduction }
+    }
+
+    pub fn thread_count(&self) -> usize {
+        self.ranks as usize * self.per_rank as usize
+    }
+
+    pub fn rank_of(&self, t: ThreadId) -> u16 {
+        t / self.per_rank
+    }
+
+    /// 0 for the host, 1.. for block slots.
+    pub fn slot_of(&self, t: ThreadId) -> u16 {
+        t % self.per_rank
+    }
+
+    fn host_of(&self, rank: u16) -> ThreadId {
+        rank * self.per_rank
+    }
+
+    /// The initial state: entry arguments allocated and zero-filled on every
+    /// rank, every host at the entry function's first observable step.
+    pub fn initial(&self) -> State {
+        let threads_n = self.thread_count();
+        let entry = &self.program.funcs[self.program.entry as usize];
+        let mut state = State {
+            threads: (0..threads_n)
+                .map(|t| {
+                    let mut clock = vec![0; threads_n];
+                    clock[t] = 1;
+                    Thread {
+                        status: Status::Idle,
+                        frames: Vec::new(),
+                        clock: Arc::new(clock),
+                        launch: 0,
+                        kernel: None,
+                        writes: 0,
+                    }
+                })
+                .collect(),
+            buffers: Vec::new(),
+            caches: vec![Arc::new(BTreeMap::new()); threads_n],
+            inflight: vec![Vec::new(); threads_n],
+            signal_clocks: BTreeMap::new(),
+            shadow: BTreeMap::new(),
+            allocations: BTreeMap::new(),
+            alloc_counts: BTreeMap::new(),
+            launch_counts: BTreeMap::new(),
+            finding: None,
+        };
+        let mut args = Vec::new();
+        for ty in &entry.param_types {
+            args.push(match ty {
+                Ty::Scalar(s) => Val::zero(*s),
+                Ty::Vector { element, len } => Val::Vector(Arc::from(vec![Val::zero(*element).bits().unwrap(); *len])),
+                Ty::MemRef { element, shape } => match shape.iter().copied().collect::<Option<Vec<i64>>>() {
+                    Some(shape) => {
+                        let id = self.new_buffer(&mut state, *element, shape.iter().product());
+                        Val::MemRef(Arc::new(View::whole(id, *element, &shape)))
+                    }
+                    None => {
+                        state.finding = Some(Arc::new(fail(
+                            None,
+                            format!(
+                                "the entry @{} takes a memref of dynamic shape: ccl-sim needs static shapes",
+                                entry.name
+                            ),
+                        )));
+                        Val::Undef
+                    }
+                },
+                Ty::Other(_) => Val::Undef,
+            });
+        }
+        if state.finding.is_some() {
+            return state;
+        }
+        for rank in 0..self.ranks {
+            let host = self.host_of(rank);
+            let result = if entry.kind == Kind::InCore {
+                let width = entry.launch_width.unwrap_or(1);
+                state.threads[host as usize].status = Status::Running;
+                self.launch(&mut state, host, self.program.entry, &args, width, None)
+            } else {
+                let frame = self.frame(self.program.entry, &args, Vec::new());
+                let thread = &mut state.threads[host as usize];
+                thread.frames.push(frame);
+                thread.status = Status::Running;
+                Ok(vec![host])
+            };
+            match result {
+                Ok(ready) => {
+                    if let Err(finding) = self.settle(&mut state, ready) {
+                        state.finding = Some(Arc::new(finding));
+                        return state;
+                    }
+                }
+                Err(finding) => {
+                    state.finding = Some(Arc::new(finding));
+                    return state;
+                }
+            }
+        }
+        state
+    }
+
+    fn new_buffer(&self, state: &mut State, element: Scalar, len: i64) -> u32 {
+        let zero = Cell { bits: Val::zero(element).bits().unwrap(), writer: None };
+        let copy = Arc::new(vec![zero; len.max(0) as usize]);
+        state.buffers.push(Buffer { element, ranks: vec![copy; self.ranks as usize] });
+        (state.buffers.len() - 1) as u32
+    }
+
+    fn frame(&self, func: FuncId, args: &[Val], results: Vec<Reg>) -> Frame {
+        let f = &self.program.funcs[func as usize];
+        let mut regs = vec![Val::Undef; f.registers as usize];
+        for (param, arg) in f.params.iter().zip(args) {
+            regs[*param as usize] = arg.clone();
+        }
+        Frame { func, pc: 0, regs, results }
+    }
+
+    // -----------------------------------------------------------------
+    // Choices
+    // -----------------------------------------------------------------
+
+    /// Every action possible in `state`, in a fixed order.
+    pub fn actions(&self, state: &State, actions: &mut Vec<Action>) {
+        if state.finding.is_some() {
+            return;
+        }
+        for (t, thread) in state.threads.iter().enumerate() {
+            if thread.status == Status::Running && self.enabled(state, t as ThreadId) {
+                actions.push(Action::Step(t as ThreadId));
+            }
+        }
+        for (t, queue) in state.inflight.iter().enumerate() {
+            for u in 0..queue.len() {
+                actions.push(Action::Land(t as ThreadId, u as u16));
+            }
+        }
+        if self.collective_ready(state) {
+            actions.push(Action::Collective);
+        }
+    }
+
+    /// No finding yet, no action, and not finished.
+    pub fn deadlocked(&self, state: &State) -> bool {
+        if state.finding.is_some() || self.finished(state) {
+            return false;
+        }
+        let mut actions = Vec::new();
+        self.actions(state, &mut actions);
+        actions.is_empty()
+    }
+
+    /// Every thread has finished (and nothing is in flight).
+    pub fn finished(&self, state: &State) -> bool {
+        state.threads.iter().all(|t| matches!(t.status, Status::Done | Status::Idle))
+            && state.inflight.iter().all(Vec::is_empty)
+    }
+
+    fn instr<'p>(&'p self, state: &State, t: ThreadId) -> Option<&'p Instr> {
+        let frame = state.threads[t as usize].frames.last()?;
+        self.program.funcs[frame.func as usize].code.get(frame.pc as usize)
+    }
+
+    fn enabled(&self, state: &State, t: ThreadId) -> bool {
+        match self.instr(state, t) {
+            Some(Instr::Ccl { op, .. }) => match op {
+                CclOp::Wait { signal, expected, equal } => {
+                    let frame = state.threads[t as usize].frames.last().unwrap();
+                    let (Val::MemRef(view), Some(expected)) =
+                        (&frame.regs[*signal as usize], frame.regs[*expected as usize].as_int())
+                    else {
+                        return true; // The step reports the bad operand.
+                    };
+                    let loc = Loc { rank: self.rank_of(t), buffer: view.buffer, index: view.nth(0) as u32 };
+                    let Some(cell) =
+                        state.buffers[loc.buffer as usize].ranks[loc.rank as usize].get(loc.index as usize)
+                    else {
+                        return true;
+                    };
+                    let current = cell.bits as i64;
+                    if *equal {
+                        current == expected
+                    } else {
+                        current >= expected
+                    }
+                }
+                CclOp::Fence => state.inflight[t as usize].is_empty(),
+                op if op.is_collective() => false,
+                _ => true,
+            },
+            Some(_) => true,
+            None => false,
+        }
+    }
+
+    fn collective_ready(&self, state: &State) -> bool {
+        (0..self.ranks).all(|rank| {
+            let host = self.host_of(rank);
+            state.threads[host as usize].status == Status::Running
+                && matches!(self.instr(state, host), Some(Instr::Ccl { op, .. }) if op.is_collective())
+        })
+    }
+
+    /// The state after `action`; a finding (race, error) ends the schedule.
+    pub fn next(&self, state: &State, action: Action) -> State {
+        let mut next = state.clone();
+        let result = match action {
+            Action::Step(t) => self.step(&mut next, t).and_then(|mut ready| {
+                ready.push(t);
+                self.settle(&mut next, ready)
+            }),
+            Action::Land(t, u) => {
+                let unit = next.inflight[t as usize].remove(u as usize);
+                for (loc, cell) in unit.writes {
+                    if let Some(slot) = Arc::make_mut(&mut next.buffers[loc.buffer as usize].ranks[loc.rank as usize])
+                        .get_mut(loc.index as usize)
+                    {
+                        *slot = cell;
+                    }
+                }
+                // A fence waiting for this queue may proceed now: it is a
+                // step of its own (enabled), nothing to settle.
+                Ok(())
+            }
+            Action::Collective => self.collective(&mut next).and_then(|ready| self.settle(&mut next, ready)),
+        };
+        if let Err(finding) = result {
+            next.finding = Some(Arc::new(finding));
+        }
+        next
+    }
+
+    // -----------------------------------------------------------------
+    // Running threads
+    // -----------------------------------------------------------------
+
+    /// Runs each thread of `ready` (and every thread that becomes ready on
+    /// the way) up to its next observable step.
+    fn settle(&self, state: &mut State, mut ready: Vec<ThreadId>) -> Result<(), Fail> {
+        while let Some(t) = ready.pop() {
+            let mut budget = LOCAL_STEP_LIMIT;
+            loop {
+                if state.threads[t as usize].status != Status::Running {
+                    break;
+                }
+                let Some(instr) = self.instr(state, t) else { break };
+                if self.rests_at(state, t, instr) {
+                    break;
+                }
+                budget -= 1;
+                if budget == 0 {
+                    let site = match instr {
+                        Instr::Ccl { site, .. } | Instr::Call { site, .. } => Some(*site),
+                        _ => None,
+                    };
+                    return Err(fail(
+                        site,
+                        format!("a thread ran {LOCAL_STEP_LIMIT} local steps without an observable one (a loop that never ends?)"),
+                    ));
+                }
+                let more = self.step(state, t)?;
+                ready.extend(more);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `t` stops before `instr` (a step other threads can observe).
+    fn rests_at(&self, state: &State, t: ThreadId, instr: &Instr) -> bool {
+        let Instr::Ccl { op, .. } = instr else { return false };
+        if self.no_reduction {
+            return true;
+        }
+        let frame = state.threads[t as usize].frames.last().unwrap();
+        let rank = self.rank_of(t);
+        let hits = |view: &Val, rank: u16, positions: std::ops::Range<i64>| -> bool {
+            let mut positions = positions;
+            let Val::MemRef(view) = view else { return false };
+            positions
+                .all(|n| self.read_is_local(state, t, Loc { rank, buffer: view.buffer, index: view.nth(n) as u32 }))
+        };
+        match op {
+            CclOp::TileStore { .. }
+            | CclOp::TensorWrite { .. }
+            | CclOp::RemoteStore { .. }
+            | CclOp::CacheInvalid { .. } => false,
+            CclOp::Fence => !state.inflight[t as usize].is_empty(),
+            CclOp::Put { src, .. } => {
+                let v = &frame.regs[*src as usize];
+                let len = match v {
+                    Val::MemRef(view) => view.len(),
+                    _ => return true,
+                };
+                !hits(v, rank, 0..len)
+            }
+            CclOp::Get { src, peer, .. } | CclOp::RemoteLoad { src, peer, .. } => {
+                let v = &frame.regs[*src as usize];
+                let (Val::MemRef(view), Some(peer)) = (v, frame.regs[*peer as usize].as_int()) else { return true };
+                if peer < 0 || peer >= self.ranks as i64 {
+                    return true;
+                }
+                !hits(v, peer as u16, 0..view.len())
+            }
+            CclOp::Read { src, indices, .. } | CclOp::TileLoad { src, indices, .. } => {
+                let len = match op {
+                    CclOp::TileLoad { len, .. } => *len as i64,
+                    _ => 1,
+                };
+                let v = &frame.regs[*src as usize];
+                let Val::MemRef(view) = v else { return true };
+                let idx: Option<Vec<i64>> = indices.iter().map(|i| frame.regs[*i as usize].as_int()).collect();
+                let Some(start) = idx.and_then(|idx| view.position(&idx)) else { return true };
+                if start + len > view.len() {
+                    return true;
+                }
+                !hits(v, rank, start..start + len)
+            }
+            CclOp::Notify { .. } | CclOp::Wait { .. } => true,
+            _ => true,
+        }
+    }
+
+    /// Whether a read of `loc` by `t` commutes with every other thread's
+    /// steps: it hits `t`'s cache, or `loc` is quiet (no write to it in
+    /// flight, no dirty line of it in another cache). A write to a quiet
+    /// location that some other thread issues later cannot happen before
+    /// this read (the read's thread has passed every wait it depends on), so
+    /// reading now or after it finds the same races; nothing else changes
+    /// memory under a running block (a collective needs its host, which is
+    /// joining the launch).
+    fn read_is_local(&self, state: &State, t: ThreadId, loc: Loc) -> bool {
+        if state.caches[t as usize].contains_key(&loc) {
+            return true;
+        }
+        let in_flight =
+            state.inflight.iter().any(|queue| queue.iter().any(|u| u.writes.iter().any(|(l, _)| *l == loc)));
+        let dirty_elsewhere = state
+            .caches
+            .iter()
+            .enumerate()
+            .any(|(other, cache)| other != t as usize && cache.get(&loc).is_some_and(|line| line.dirty));
+        !in_flight && !dirty_elsewhere
+    }
+
+    fn frame_mut<'s>(&self, state: &'s mut State, t: ThreadId) -> &'s mut Frame {
+        state.threads[t as usize].frames.last_mut().expect("a running thread has a frame")
+    }
+
+    /// Executes the instruction `t` is at; returns threads made ready.
+    fn step(&self, state: &mut State, t: ThreadId) -> Result<Vec<ThreadId>, Fail> {
+        let instr = self.instr(state, t).expect("a running thread is at an instruction").clone();
+        let frame = self.frame_mut(state, t);
+        frame.pc += 1;
+        let reg = |frame: &Frame, r: Reg| frame.regs[r as usize].clone();
+        match instr {
+            Instr::Const { dst, value } => frame.regs[dst as usize] = value,
+            Instr::Move { moves } => {
+                let values: Vec<Val> = moves.iter().map(|(_, s)| reg(frame, *s)).collect();
+                for ((d, _), v) in moves.iter().zip(values) {
+                    frame.regs[*d as usize] = v;
+                }
+            }
+            Instr::Binary { dst, op, lhs, rhs, ty } => {
+                let result = lanewise2(&reg(frame, lhs), &reg(frame, rhs), |a, b| value::binary(op, a, b, ty))
+                    .map_err(|m| fail(None, m))?;
+                frame.regs[dst as usize] = result;
+            }
+            Instr::Cast { dst, src, op, from, to } => {
+                let result = lanewise1(&reg(frame, src), |a| value::cast(op, a, from, to), to)
+                    .ok_or_else(|| fail(None, "a cast of an unset value"))?;
+                frame.regs[dst as usize] = result;
+            }
+            Instr::Cmp { dst, pred, lhs, rhs, ty } => {
+                let (Some(a), Some(b)) = (reg(frame, lhs).bits(), reg(frame, rhs).bits()) else {
+                    return Err(fail(None, "a comparison of unset values"));
+                };
+                frame.regs[dst as usize] = Val::Int(-(value::compare(pred, a, b, ty) as i64));
+            }
+            Instr::Select { dst, cond, on_true, on_false } => {
+                let c = reg(frame, cond).as_int().unwrap_or(0) != 0;
+                frame.regs[dst as usize] = reg(frame, if c { on_true } else { on_false });
+            }
+            Instr::Jump { target } => frame.pc = target as u32,
+            Instr::Branch { cond, on_true, on_false } => {
+                let c = reg(frame, cond).as_int().unwrap_or(0) != 0;
+                frame.pc = if c { on_true } else { on_false } as u32;
+            }
+            Instr::Switch { value, cases, default } => {
+                let v = reg(frame, value).as_int().unwrap_or(0);
+                frame.pc = cases.iter().find(|(c, _)| *c == v).map(|(_, l)| *l).unwrap_or(default) as u32;
+            }
+            Instr::Query { dst, what, ty } => {
+                let v = match what {
+                    Query::Rank => self.rank_of(t) as i64,
+                    Query::BlockId => (self.slot_of(t) as i64 - 1).max(0),
+                    Query::CommSize => self.ranks as i64,
+                };
+                let bits = match ty {
+                    Scalar::Int(b) => b,
+                    Scalar::Float(_) => 64,
+                };
+                frame.regs[dst as usize] = Val::Int(value::wrap(v, bits));
+            }
+            Instr::CalBlocks { site, dst, p, l, ty } => {
+                let (Some(p), Some(l)) = (reg(frame, p).as_int(), reg(frame, l).as_int()) else {
+                    return Err(fail(Some(site), "CalAllToAllVBlocks of unset values"));
+                };
+                let b = cclir_passes::admit_launch_width::formula::blocks(p as i128, l as i128)
+                    .map_err(|e| fail(Some(site), e.to_string()))?;
+                let bits = match ty {
+                    Scalar::Int(b) => b,
+                    Scalar::Float(_) => 64,
+                };
+                frame.regs[dst as usize] = Val::Int(value::wrap(b as i64, bits));
+            }
+            Instr::View { dst, src, kind } => {
+                let Val::MemRef(source) = reg(frame, src) else {
+                    return Err(fail(None, "a view of a value that is not a memref"));
+                };
+                let view = make_view(&source, &kind, frame).map_err(|m| fail(None, m))?;
+                frame.regs[dst as usize] = Val::MemRef(Arc::new(view));
+            }
+            Instr::Alloc { dst, site, element, shape } => {
+                let slot = self.slot_of(t);
+                let count = state.alloc_counts.entry((t, site)).or_insert(0);
+                *count += 1;
+                let key = (site, slot, *count);
+                let id = match state.allocations.get(&key) {
+                    Some(id) => *id,
+                    None => {
+                        let id = self.new_buffer(state, element, shape.iter().product());
+                        state.allocations.insert(key, id);
+                        id
+                    }
+                };
+                self.frame_mut(state, t).regs[dst as usize] = Val::MemRef(Arc::new(View::whole(id, element, &shape)));
+            }
+            Instr::Call { site, callee, args, results, width, submit } => {
+                let values: Vec<Val> = args.iter().map(|a| reg(frame, *a)).collect();
+                let is_host = self.slot_of(t) == 0;
+                let launches = is_host && (submit || self.program.funcs[callee as usize].kind == Kind::InCore);
+                if launches {
+                    if !results.is_empty() {
+                        return Err(fail(Some(site), "a launched kernel returns values: ccl-sim cannot join them"));
+                    }
+                    let width = width.unwrap_or(1);
+                    return self.launch(state, t, callee, &values, width, Some(site));
+                }
+                let thread = &mut state.threads[t as usize];
+                if thread.frames.len() >= CALL_DEPTH_LIMIT {
+                    return Err(fail(Some(site), format!("calls nested deeper than {CALL_DEPTH_LIMIT} (recursion?)")));
+                }
+                let frame = self.frame(callee, &values, results);
+                state.threads[t as usize].frames.push(frame);
+            }
+            Instr::Return { values } => {
+                let values: Vec<Val> = values.iter().map(|v| reg(frame, *v)).collect();
+                let thread = &mut state.threads[t as usize];
+                let done = thread.frames.pop().expect("frame");
+                if let Some(caller) = thread.frames.last_mut() {
+                    for (r, v) in done.results.iter().zip(values) {
+                        caller.regs[*r as usize] = v;
+                    }
+                } else {
+                    return Ok(self.finish(state, t));
+                }
+            }
+            Instr::Ccl { site, op } => return self.ccl(state, t, site, &op),
+        }
+        Ok(Vec::new())
+    }
+
+    /// Forks `width` blocks running `callee` from host `t`.
+    fn launch(
+        &self,
+        state: &mut State,
+        t: ThreadId,
+        callee: FuncId,
+        args: &[Val],
+        width: u32,
+        site: Option<SiteId>,
+    ) -> Result<Vec<ThreadId>, Fail> {
+        if width as u16 >= self.per_rank {
+            return Err(fail(site, format!("a launch of {width} blocks, more than the {} slots", self.per_rank - 1)));
+        }
+        let rank = self.rank_of(t);
+        let count = state.launch_counts.entry((rank, callee)).or_insert(0);
+        *count += 1;
+        let launch = *count;
+        let host_clock = state.threads[t as usize].clock.clone();
+        let first = t + 1;
+        for b in 0..width as u16 {
+            let block = first + b;
+            let frame = self.frame(callee, args, Vec::new());
+            let thread = &mut state.threads[block as usize];
+            thread.frames = vec![frame];
+            thread.status = Status::Running;
+            thread.launch = launch;
+            thread.kernel = Some(callee);
+            thread.clock = Arc::new(join(&thread.clock, &host_clock));
+        }
+        let host = &mut state.threads[t as usize];
+        tick(&mut host.clock, t);
+        host.status = Status::Joining { first, count: width as u16 };
+        Ok((first..first + width as u16).rev().collect())
+    }
+
+    /// `t` returned from its outermost frame: a host is done; the last block
+    /// of a launch joins its host, which runs on.
+    fn finish(&self, state: &mut State, t: ThreadId) -> Vec<ThreadId> {
+        if self.slot_of(t) == 0 {
+            state.threads[t as usize].status = Status::Done;
+            return Vec::new();
+        }
+        state.threads[t as usize].status = Status::Done;
+        let host = self.host_of(self.rank_of(t));
+        let Status::Joining { first, count } = state.threads[host as usize].status else { return Vec::new() };
+        if (first..first + count).any(|b| state.threads[b as usize].status != Status::Done) {
+            return Vec::new();
+        }
+        let mut clock = (*state.threads[host as usize].clock).clone();
+        for b in first..first + count {
+            let block = &mut state.threads[b as usize];
+            clock = join(&clock, &block.clock);
+            tick(&mut block.clock, b);
+            block.status = Status::Idle;
+            block.frames.clear();
+        }
+        let host_thread = &mut state.threads[host as usize];
+        host_thread.clock = Arc::new(clock);
+        host_thread.status = Status::Running;
+        vec![host]
+    }
+
+    // -----------------------------------------------------------------
+    // Memory
+    // -----------------------------------------------------------------
+
+    fn access(&self, state: &State, t: ThreadId, site: SiteId, write: bool) -> Access {
+        let thread = &state.threads[t as usize];
+        Access {
+            thread: t,
+            epoch: thread.clock[t as usize],
+            seq: thread.writes,
+            site,
+            launch: thread.launch,
+            kernel: if self.slot_of(t) == 0 { None } else { thread.kernel },
+            write,
+        }
+    }
+
+    fn cell(&self, state: &State, loc: Loc, site: SiteId) -> Result<Cell, Fail> {
+        state
+            .buffers
+            .get(loc.buffer as usize)
+            .and_then(|b| b.ranks[loc.rank as usize].get(loc.index as usize))
+            .copied()
+            .ok_or_else(|| fail(Some(site), "an access out of its buffer"))
+    }
+
+    /// Race checks and shadow update for a read of `loc` by `t` that
+    /// returned `cell`.
+    fn check_read(&self, state: &mut State, t: ThreadId, loc: Loc, cell: Cell, site: SiteId) -> Result<(), Fail> {
+        let me = self.access(state, t, site, false);
+        let clock = state.threads[t as usize].clock.clone();
+        let shadow = state.shadow.entry(loc).or_default();
+        if let Some(write) = shadow.write {
+            if write.thread != t && !happens_before(&write, &clock) {
+                return Err(Finding::Race(Race { kind: RaceKind::Unordered, loc, first: write, second: me }));
+            }
+            // The read must return the last write when that write happens
+            // before it (or is this thread's own).
+            if cell.writer != Some(WriteId { thread: write.thread, seq: write.seq }) {
+                return Err(Finding::Race(Race { kind: RaceKind::StaleRead, loc, first: write, second: me }));
+            }
+        }
+        shadow.reads.retain(|r| r.thread != t);
+        shadow.reads.push(me);
+        shadow.reads.sort();
+        Ok(())
+    }
+
+    /// Race checks and shadow update for a write of `loc` by `t`; returns the
+    /// write's identity.
+    fn check_write(&self, state: &mut State, t: ThreadId, loc: Loc, site: SiteId) -> Result<WriteId, Fail> {
+        state.threads[t as usize].writes += 1;
+        let me = self.access(state, t, site, true);
+        let clock = state.threads[t as usize].clock.clone();
+        let shadow = state.shadow.entry(loc).or_default();
+        if let Some(write) = shadow.write {
+            if write.thread != t && !happens_before(&write, &clock) {
+                return Err(Finding::Race(Race { kind: RaceKind::Unordered, loc, first: write, second: me }));
+            }
+        }
+        if let Some(read) = shadow.reads.iter().find(|r| r.thread != t && !happens_before(r, &clock)) {
+            return Err(Finding::Race(Race { kind: RaceKind::Unordered, loc, first: *read, second: me }));
+        }
+        shadow.reads.clear();
+        shadow.write = Some(me);
+        Ok(WriteId { thread: t, seq: me.seq })
+    }
+
+    /// A GM read through `t`'s cache.
+    fn read_cached(&self, state: &mut State, t: ThreadId, loc: Loc, site: SiteId) -> Result<u64, Fail> {
+        let cell = match state.caches[t as usize].get(&loc) {
+            Some(line) => line.cell,
+            None => {
+                let cell = self.cell(state, loc, site)?;
+                Arc::make_mut(&mut state.caches[t as usize]).insert(loc, Line { cell, dirty: false });
+                cell
+            }
+        };
+        self.check_read(state, t, loc, cell, site)?;
+        Ok(cell.bits)
+    }
+
+    /// A GM write into `t`'s cache (a dirty line).
+    fn write_cached(&self, state: &mut State, t: ThreadId, loc: Loc, bits: u64, site: SiteId) -> Result<(), Fail> {
+        self.cell(state, loc, site)?;
+        let writer = self.check_write(state, t, loc, site)?;
+        Arc::make_mut(&mut state.caches[t as usize])
+            .insert(loc, Line { cell: Cell { bits, writer: Some(writer) }, dirty: true });
+        Ok(())
+    }
+
+    /// A read straight from memory (a collective).
+    fn read_direct(&self, state: &mut State, t: ThreadId, loc: Loc, site: SiteId) -> Result<u64, Fail> {
+        let cell = self.cell(state, loc, site)?;
+        self.check_read(state, t, loc, cell, site)?;
+        Ok(cell.bits)
+    }
+
+    fn write_direct(&self, state: &mut State, t: ThreadId, loc: Loc, bits: u64, site: SiteId) -> Result<(), Fail> {
+        self.cell(state, loc, site)?;
+        let writer = self.check_write(state, t, loc, site)?;
+        Arc::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])[loc.index as usize] =
+            Cell { bits, writer: Some(writer) };
+        Ok(())
+    }
+
+    fn enqueue(&self, state: &mut State, t: ThreadId, unit: Unit) {
+        if unit.writes.is_empty() {
+            return;
+        }
+        let queue = &mut state.inflight[t as usize];
+        queue.push(unit);
+        queue.sort();
+    }
+
+    fn ccl(&self, state: &mut State, t: ThreadId, site: SiteId, op: &CclOp) -> Result<Vec<ThreadId>, Fail> {
+        let rank = self.rank_of(t);
+        let frame = state.threads[t as usize].frames.last().unwrap().clone();
+        let view = |r: Reg| match &frame.regs[r as usize] {
+            Val::MemRef(v) => Ok(v.clone()),
+            _ => Err(fail(Some(site), "an operand that is not a memref value")),
+        };
+        let int = |r: Reg| frame.regs[r as usize].as_int().ok_or_else(|| fail(Some(site), "an unset integer operand"));
+        let peer = |r: Reg| {
+            let p = int(r)?;
+            if p < 0 || p >= self.ranks as i64 {
+                return Err(fail(Some(site), format!("peer {p} is not a rank (0..{})", self.ranks)));
+            }
+            Ok(p as u16)
+        };
+        let indices = |list: &[Reg]| list.iter().map(|r| int(*r)).collect::<Result<Vec<i64>, Fail>>();
+        let at = |v: &View, rank: u16, n: i64| Loc { rank, buffer: v.buffer, index: v.nth(n) as u32 };
+        let start = |v: &View, idx: &[i64], len: i64| {
+            v.position(idx)
+                .filter(|s| s + len <= v.len())
+                .ok_or_else(|| fail(Some(site), format!("indices {idx:?} out of bounds of {:?}", v.sizes)))
+        };
+        match op {
+            CclOp::TileStore { tile, dst, indices: idx } => {
+                let dst = view(*dst)?;
+                let lanes = lanes_of(&frame.regs[*tile as usize]);
+                let s = start(&dst, &indices(idx)?, lanes.len() as i64)?;
+                for (i, bits) in lanes.iter().enumerate() {
+                    self.write_cached(state, t, at(&dst, rank, s + i as i64), *bits, site)?;
+                }
+            }
+            CclOp::TensorWrite { dst, value, indices: idx } => {
+                let dst = view(*dst)?;
+                let s = start(&dst, &indices(idx)?, 1)?;
+                let bits = frame.regs[*value as usize].bits().ok_or_else(|| fail(Some(site), "an unset value"))?;
+                self.write_cached(state, t, at(&dst, rank, s), bits, site)?;
+            }
+            CclOp::Get { dst, src, peer: p } => {
+                let (dst, src, p) = (view(*dst)?, view(*src)?, peer(*p)?);
+                if dst.len() != src.len() {
+                    return Err(fail(Some(site), format!("get of {} elements into {}", src.len(), dst.len())));
+                }
+                for n in 0..src.len() {
+                    let bits = self.read_cached(state, t, at(&src, p, n), site)?;
+                    self.write_cached(state, t, at(&dst, rank, n), bits, site)?;
+                }
+            }
+            CclOp::RemoteStore { tile, dst, peer: p } => {
+                let (dst, p) = (view(*dst)?, peer(*p)?);
+                let lanes = lanes_of(&frame.regs[*tile as usize]);
+                if lanes.len() as i64 > dst.len() {
+                    return Err(fail(Some(site), format!("a tile of {} into {} elements", lanes.len(), dst.len())));
+                }
+                let mut writes = Vec::new();
+                for (n, bits) in lanes.iter().enumerate() {
+                    let loc = at(&dst, p, n as i64);
+                    self.cell(state, loc, site)?;
+                    let writer = self.check_write(state, t, loc, site)?;
+                    writes.push((loc, Cell { bits: *bits, writer: Some(writer) }));
+                }
+                self.enqueue(state, t, Unit { site, writes });
+            }
+            CclOp::Put { dst, src, peer: p } => {
+                let (dst, src, p) = (view(*dst)?, view(*src)?, peer(*p)?);
+                if dst.len() != src.len() {
+                    return Err(fail(Some(site), format!("put of {} elements into {}", src.len(), dst.len())));
+                }
+                let mut writes = Vec::new();
+                for n in 0..src.len() {
+                    let bits = self.read_cached(state, t, at(&src, rank, n), site)?;
+                    let loc = at(&dst, p, n);
+                    self.cell(state, loc, site)?;
+                    let writer = self.check_write(state, t, loc, site)?;
+                    writes.push((loc, Cell { bits, writer: Some(writer) }));
+                }
+                self.enqueue(state, t, Unit { site, writes });
+            }
+            CclOp::RemoteLoad { result, src, peer: p, ty } => {
+                let (src, p) = (view(*src)?, peer(*p)?);
+                let mut lanes = Vec::new();
+                for n in 0..src.len() {
+                    lanes.push(self.read_cached(state, t, at(&src, p, n), site)?);
+                }
+                let value = match ty {
+                    Ty::Vector { len, .. } => {
+                        lanes.resize(*len, 0);
+                        Val::Vector(Arc::from(lanes))
+                    }
+                    _ => Val::from_bits(src.element, lanes.first().copied().unwrap_or(0)),
+                };
+                self.frame_mut(state, t).regs[*result as usize] = value;
+            }
+            CclOp::TileLoad { result, src, indices: idx, len } => {
+                let src = view(*src)?;
+                let s = start(&src, &indices(idx)?, *len as i64)?;
+                let mut lanes = Vec::new();
+                for n in 0..*len as i64 {
+                    lanes.push(self.read_cached(state, t, at(&src, rank, s + n), site)?);
+                }
+                self.frame_mut(state, t).regs[*result as usize] = Val::Vector(Arc::from(lanes));
+            }
+            CclOp::Read { result, src, indices: idx } => {
+                let src = view(*src)?;
+                let s = start(&src, &indices(idx)?, 1)?;
+                let bits = self.read_cached(state, t, at(&src, rank, s), site)?;
+                self.frame_mut(state, t).regs[*result as usize] = Val::from_bits(src.element, bits);
+            }
+            CclOp::Notify { signal, peer: p, value, add } => {
+                let (signal, p, v) = (view(*signal)?, peer(*p)?, int(*value)?);
+                let loc = at(&signal, p, 0);
+                let old = self.cell(state, loc, site)?;
+                let bits = if *add { (old.bits as i64).wrapping_add(v) } else { v };
+                let bits = match signal.element {
+                    Scalar::Int(b) => value::wrap(bits, b),
+                    Scalar::Float(_) => bits,
+                };
+                Arc::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])[loc.index as usize] =
+                    Cell { bits: bits as u64, writer: None };
+                let mine = state.threads[t as usize].clock.clone();
+                let clock = match (state.signal_clocks.get(&loc), add) {
+                    (Some(previous), true) => join(previous, &mine),
+                    _ => (*mine).clone(),
+                };
+                state.signal_clocks.insert(loc, Arc::new(clock));
+                tick(&mut state.threads[t as usize].clock, t);
+            }
+            CclOp::Wait { signal, .. } => {
+                let signal = view(*signal)?;
+                let loc = at(&signal, rank, 0);
+                if let Some(clock) = state.signal_clocks.get(&loc).cloned() {
+                    let thread = &mut state.threads[t as usize];
+                    thread.clock = Arc::new(join(&thread.clock, &clock));
+                }
+            }
+            CclOp::Fence => {}
+            CclOp::CacheInvalid { target } => {
+                let cache = Arc::make_mut(&mut state.caches[t as usize]);
+                let selected: Vec<Loc> = match target {
+                    None => cache.keys().copied().collect(),
+                    Some(target) => {
+                        let target = view(*target)?;
+                        let elements: std::collections::BTreeSet<u32> =
+                            target.elements().into_iter().map(|e| e as u32).collect();
+                        cache
+                            .keys()
+                            .filter(|l| l.buffer == target.buffer && elements.contains(&l.index))
+                            .copied()
+                            .collect()
+                    }
+                };
+                let mut writes = Vec::new();
+                for loc in selected {
+                    if let Some(line) = cache.remove(&loc) {
+                        if line.dirty {
+                            writes.push((loc, line.cell));
+                        }
+                    }
+                }
+                self.enqueue(state, t, Unit { site, writes });
+            }
+            CclOp::AllToAllV { .. } | CclOp::AllReduce { .. } | CclOp::Barrier => {
+                return Err(fail(
+                    Some(site),
+                    "a collective inside a kernel: ccl-sim runs collectives from host code only",
+                ));
+            }
+        }
+        Ok(Vec::new())
+    }
+
+    /// Runs the collective every host is at, atomically, behind every cache.
+    fn collective(&self, state: &mut State) -> Result<Vec<ThreadId>, Fail> {
+        let hosts: Vec<ThreadId> = (0..self.ranks).map(|r| self.host_of(r)).collect();
+        let at: Vec<(SiteId, CclOp, Frame)> = hosts
+            .iter()
+            .map(|h| match self.instr(state, *h) {
+                Some(Instr::Ccl { site, op }) => {
+                    (*site, op.clone(), state.threads[*h as usize].frames.last().unwrap().clone())
+                }
+                _ => unreachable!("collective_ready"),
+            })
+            .collect();
+        let (site, op, _) = &at[0];
+        if let Some((other, _, _)) = at.iter().find(|(s, o, _)| {
+            std::mem::discriminant(o) != std::mem::discriminant(op)
+                || self.program.site(*s).op != self.program.site(*site).op
+        }) {
+            let a = self.program.site(*site);
+            let b = self.program.site(*other);
+            return Err(fail(
+                Some(*other),
+                format!("ranks reached different collectives: {} at {} and {} at {}", a.op, a.loc, b.op, b.loc),
+            ));
+        }
+        let mut clock = vec![0; self.thread_count()];
+        for h in &hosts {
+            clock = join(&clock, &state.threads[*h as usize].clock);
+        }
+        let clock = Arc::new(clock);
+        for h in &hosts {
+            state.threads[*h as usize].clock = clock.clone();
+        }
+        let views = |reg: Reg| -> Result<Vec<Arc<View>>, Fail> {
+            at.iter()
+                .map(|(s, _, frame)| match &frame.regs[reg as usize] {
+                    Val::MemRef(v) => Ok(v.clone()),
+                    _ => Err(fail(Some(*s), "an operand that is not a memref value")),
+                })
+                .collect()
+        };
+        let ranks = self.ranks as usize;
+        match op {
+            CclOp::Barrier => {}
+            CclOp::AllReduce { src, dst, reduce } => {
+                let (src, dst) = (views(*src)?, views(*dst)?);
+                let len = src[0].len();
+                if src.iter().chain(&dst).any(|v| v.len() != len) {
+                    return Err(fail(Some(*site), "all_reduce over views of different sizes"));
+                }
+                let element = dst[0].element;
+                let mut sums = Vec::new();
+                for n in 0..len {
+                    let mut acc: Option<u64> = None;
+                    for r in 0..ranks {
+                        let loc = Loc { rank: r as u16, buffer: src[r].buffer, index: src[r].nth(n) as u32 };
+                        let bits = self.read_direct(state, hosts[r], loc, at[r].0)?;
+                        acc = Some(match acc {
+                            None => bits,
+                            Some(a) => reduce_bits(*reduce, a, bits, element),
+                        });
+                    }
+                    sums.push(acc.unwrap_or(0));
+                }
+                for r in 0..ranks {
+                    for (n, bits) in sums.iter().enumerate() {
+                        let loc = Loc { rank: r as u16, buffer: dst[r].buffer, index: dst[r].nth(n as i64) as u32 };
+                        self.write_direct(state, hosts[r], loc, *bits, at[r].0)?;
+                    }
+                }
+            }
+            CclOp::AllToAllV { send, send_counts, recv, recv_counts } => {
+                let (send, counts, recv, recv_counts) =
+                    (views(*send)?, views(*send_counts)?, views(*recv)?, views(*recv_counts)?);
+                let rows = recv[0].sizes.first().copied().unwrap_or(0);
+                if rows % ranks as i64 != 0 || counts[0].len() < ranks as i64 || recv_counts[0].len() < ranks as i64 {
+                    return Err(fail(
+                        Some(*site),
+                        format!("all_to_all_v over {ranks} ranks needs recv rows divisible by {ranks} and counts of at least {ranks}"),
+                    ));
+                }
+                let per_peer = rows / ranks as i64;
+                let row_size: i64 = recv[0].sizes.iter().skip(1).product();
+                let mut moves = Vec::new();
+                for r in 0..ranks {
+                    for q in 0..ranks {
+                        let loc =
+                            Loc { rank: r as u16, buffer: counts[r].buffer, index: counts[r].nth(q as i64) as u32 };
+                        let n = (self.read_direct(state, hosts[r], loc, at[r].0)? as i64).clamp(0, per_peer);
+                        for e in 0..n * row_size {
+                            let from = Loc {
+                                rank: r as u16,
+                                buffer: send[r].buffer,
+                                index: send[r].nth(q as i64 * per_peer * row_size + e) as u32,
+                            };
+                            if q as i64 * per_peer * row_size + e >= send[r].len() {
+                                return Err(fail(Some(*site), "all_to_all_v send rows out of bounds"));
+                            }
+                            let bits = self.read_direct(state, hosts[r], from, at[r].0)?;
+                            let to = Loc {
+                                rank: q as u16,
+                                buffer: recv[q].buffer,
+                                index: recv[q].nth(r as i64 * per_peer * row_size + e) as u32,
+                            };
+                            moves.push((hosts[r], to, bits));
+                        }
+                        let count_loc = Loc {
+                            rank: q as u16,
+                            buffer: recv_counts[q].buffer,
+                            index: recv_counts[q].nth(r as i64) as u32,
+                        };
+                        moves.push((hosts[q], count_loc, n as u64));
+                    }
+                }
+                for (h, loc, bits) in moves {
+                    self.write_direct(state, h, loc, bits, at[self.rank_of(h) as usize].0)?;
+                }
+            }
+            _ => unreachable!("a collective"),
+        }
+        let mut ready = Vec::new();
+        for h in &hosts {
+            let thread = &mut state.threads[*h as usize];
+            tick(&mut thread.clock, *h);
+            thread.frames.last_mut().unwrap().pc += 1;
+            ready.push(*h);
+        }
+        Ok(ready)
+    }
+}
+
+fn reduce_bits(reduce: Reduce, a: u64, b: u64, element: Scalar) -> u64 {
+    match element {
+        Scalar::Int(bits) => {
+            let (x, y) = (a as i64, b as i64);
+            let r = match reduce {
+                Reduce::Sum => x.wrapping_add(y),
+                Reduce::Max => x.max(y),
+                Reduce::Min => x.min(y),
+            };
+            value::wrap(r, bits) as u64
+        }
+        Scalar::Float(bits) => {
+            let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+            let r = match reduce {
+                Reduce::Sum => x + y,
+                Reduce::Max => x.max(y),
+                Reduce::Min => x.min(y),
+            };
+            if bits == 32 { r as f32 as f64 } else { r }.to_bits()
+        }
+    }
+}
+
+/// Whether access `a` happens before a thread whose clock is `clock`.
+fn happens_before(a: &Access, clock: &[u32]) -> bool {
+    a.epoch <= clock[a.thread as usize]
+}
+
+fn join(a: &[u32], b: &[u32]) -> Vec<u32> {
+    a.iter().zip(b).map(|(x, y)| *x.max(y)).collect()
+}
+
+fn tick(clock: &mut Arc<Vec<u32>>, t: ThreadId) {
+    Arc::make_mut(clock)[t as usize] += 1;
+}
+
+fn lanes_of(value: &Val) -> Vec<u64> {
+    match value {
+        Val::Vector(lanes) => lanes.to_vec(),
+        other => other.bits().into_iter().collect(),
+    }
+}
+
+fn lanewise2(a: &Val, b: &Val, f: impl Fn(u64, u64) -> Result<u64, String>) -> Result<Val, String> {
+    match (a, b) {
+        (Val::Vector(x), Val::Vector(y)) => Ok(Val::Vector(
+            x.iter().zip(y.iter()).map(|(p, q)| f(*p, *q)).collect::<Result<Vec<u64>, String>>()?.into(),
+        )),
+        (Val::Int(_), Val::Int(_)) => Ok(Val::Int(f(a.bits().unwrap(), b.bits().unwrap())? as i64)),
+        (Val::Float(x), Val::Float(y)) => Ok(Val::Float(f(*x, *y)?)),
+        _ => Err("arithmetic on unset or mismatched values".to_string()),
+    }
+}
+
+fn lanewise1(a: &Val, f: impl Fn(u64) -> u64, to: Scalar) -> Option<Val> {
+    match a {
+        Val::Vector(x) => Some(Val::Vector(x.iter().map(|p| f(*p)).collect::<Vec<u64>>().into())),
+        other => Some(Val::from_bits(to, f(other.bits()?))),
+    }
+}
+
+fn make_view(source: &View, kind: &ViewKind, frame: &Frame) -> Result<View, String> {
+    let value = |o: &Operand| match o {
+        Operand::Static(v) => Ok(*v),
+        Operand::Reg(r) => frame.regs[*r as usize].as_int().ok_or_else(|| "an unset view operand".to_string()),
+    };
+    match kind {
+        ViewKind::Same => Ok(source.clone()),
+        ViewKind::Subview { offsets, sizes, strides, dropped } => {
+            let mut view = View { offset: source.offset, sizes: Vec::new(), strides: Vec::new(), ..source.clone() };
+            if offsets.len() != source.sizes.len() {
+                return Err("a subview of another rank than its source".into());
+            }
+            for d in 0..offsets.len() {
+                let (offset, size, stride) = (value(&offsets[d])?, value(&sizes[d])?, value(&strides[d])?);
+                if offset < 0 || size < 0 || (size > 0 && offset + (size - 1) * stride >= source.sizes[d]) {
+                    return Err(format!(
+                        "a subview [{offset} +{size} x{stride}] out of bounds of dimension {d} ({})",
+                        source.sizes[d]
+                    ));
+                }
+                view.offset += offset * source.strides[d];
+                if !dropped.contains(&d) {
+                    view.sizes.push(size);
+                    view.strides.push(stride * source.strides[d]);
+                }
+            }
+            Ok(view)
+        }
+        ViewKind::Collapse { groups } => {
+            let mut view = View { sizes: Vec::new(), strides: Vec::new(), ..source.clone() };
+            for group in groups {
+                let size = group.iter().map(|d| source.sizes[*d]).product();
+                let stride = group.last().map(|d| source.strides[*d]).unwrap_or(1);
+                view.sizes.push(size);
+                view.strides.push(stride);
+            }
+            Ok(view)
+        }
+        ViewKind::Expand { groups } => {
+            let mut view = View { sizes: Vec::new(), strides: Vec::new(), ..source.clone() };
+            for (d, sizes) in groups.iter().enumerate() {
+                let mut stride = source.strides[d];
+                let mut strides = vec![0; sizes.len()];
+                for (i, size) in sizes.iter().enumerate().rev() {
+                    strides[i] = stride;
+                    stride *= size;
+                }
+                view.sizes.extend(sizes);
+                view.strides.extend(strides);
+            }
+            Ok(view)
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! How findings and schedules read: MLIR-style located diagnostics (the
+//! access that found the race is the error, the other one a note), then the
+//! schedule, one observable step per line.
+
+use super::machine::{Access, Action, Finding, Machine, RaceKind, State, ThreadId};
+use super::program::{Instr, Ty};
+use std::fmt::Write;
+
+/// Who a thread is: `rank 1 block 0` or `rank 1 host`.
+pub fn thread_name(machine: &Machine, t: ThreadId) -> String {
+    let (rank, slot) = (machine.rank_of(t), machine.slot_of(t));
+    if slot == 0 {
+        format!("rank {rank} host")
+    } else {
+        format!("rank {rank} block {}", slot - 1)
+    }
+}
+
+fn site_text(machine: &Machine, site: u32) -> String {
+    let site = machine.program.site(site);
+    match &site.step {
+        Some(step) => format!("'{}' (step {step})", site.op),
+        None => format!("'{}'", site.op),
+    }
+}
+
+fn access_text(machine: &Machine, access: &Access) -> String {
+    let what = if access.write { "write" } else { "read" };
+    let mut text = format!("{what} by {} {}", thread_name(machine, access.thread), site_text(machine, access.site));
+    if let Some(kernel) = access.kernel {
+        let name = &machine.program.funcs[kernel as usize].name;
+        write!(text, " in launch {} of @{name}", access.launch).unwrap();
+    }
+    text
+}
+
+/// What a buffer is: an argument of the entry, or an allocation.
+fn buffer_name(machine: &Machine, state: &State, buffer: u32) -> String {
+    let entry = &machine.program.funcs[machine.program.entry as usize];
+    let memrefs: Vec<usize> =
+        entry.param_types.iter().enumerate().filter(|(_, t)| matches!(t, Ty::MemRef { .. })).map(|(i, _)| i).collect();
+    if let Some(arg) = memrefs.get(buffer as usize) {
+        return format!("argument #{arg} of @{}", entry.name);
+    }
+    match state.allocations.iter().find(|(_, id)| **id == buffer) {
+        Some(((site, _, _), _)) => format!("the allocation at {}", machine.program.site(*site).loc),
+        None => format!("buffer {buffer}"),
+    }
+}
+
+/// The finding as diagnostics (`file:line:col: error: ...` and notes).
+pub fn finding(machine: &Machine, finding: &Finding, last: &State) -> String {
+    let mut out = String::new();
+    match finding {
+        Finding::Race(race) => {
+            let place = format!(
+                "element {} of {} on rank {}",
+                race.loc.index,
+                buffer_name(machine, last, race.loc.buffer),
+                race.loc.rank
+            );
+            let (second, first) = (machine.program.site(race.second.site), machine.program.site(race.first.site));
+            match race.kind {
+                RaceKind::StaleRead => {
+                    writeln!(
+                        out,
+                        "{}: error: data race: stale read of {place}: it returns an older value than a write that happens before it",
+                        second.loc
+                    )
+                    .unwrap();
+                    writeln!(out, "{}: note: the stale {}", second.loc, access_text(machine, &race.second)).unwrap();
+                    writeln!(
+                        out,
+                        "{}: note: the newer {}, not yet visible to it",
+                        first.loc,
+                        access_text(machine, &race.first)
+                    )
+                    .unwrap();
+                }
+                RaceKind::Unordered => {
+                    writeln!(
+                        out,
+                        "{}: error: data race: unordered accesses to {place}: no happens-before edge orders them",
+                        second.loc
+                    )
+                    .unwrap();
+                    writeln!(out, "{}: note: {}", first.loc, access_text(machine, &race.first)).unwrap();
+                    writeln!(out, "{}: note: {}", second.loc, access_text(machine, &race.second)).unwrap();
+                }
+            }
+        }
+        Finding::Deadlock => {
+            writeln!(out, "error: deadlock: no step is possible and some threads have not finished").unwrap();
+            for (t, thread) in last.threads.iter().enumerate() {
+                if let Some(frame) = thread.frames.last() {
+                    if let Some(Instr::Ccl { site, .. }) =
+                        machine.program.funcs[frame.func as usize].code.get(frame.pc as usize)
+                    {
+                        let s = machine.program.site(*site);
+                        writeln!(
+                            out,
+                            "{}: note: {} waits at {}",
+                            s.loc,
+                            thread_name(machine, t as ThreadId),
+                            site_text(machine, *site)
+                        )
+                        .unwrap();
+                    }
+                }
+            }
+        }
+        Finding::Error { site, message } => match site {
+            Some(site) => writeln!(out, "{}: error: {message}", machine.program.site(*site).loc).unwrap(),
+            None => writeln!(out, "error: {message}").unwrap(),
+        },
+    }
+    out
+}
+
+/// One line per step of `schedule`, numbered from `first`.
+pub fn schedule(machine: &Machine, schedule: &[(State, Action)], first: usize) -> String {
+    let mut out = String::new();
+    for (n, (state, action)) in schedule.iter().enumerate() {
+        writeln!(out, "  {:>4}. {}", n + first, step(machine, state, *action)).unwrap();
+    }
+    out
+}
+
+/// What `action` does, read from the state it is taken in.
+pub fn step(machine: &Machine, state: &State, action: Action) -> String {
+    match action {
+        Action::Step(t) => {
+            let thread = &state.threads[t as usize];
+            let site = thread.frames.last().and_then(|frame| {
+                match machine.program.funcs[frame.func as usize].code.get(frame.pc as usize) {
+                    Some(Instr::Ccl { site, .. }) => Some(*site),
+                    _ => None,
+                }
+            });
+            match site {
+                Some(site) => format!(
+                    "{}: {} at {}",
+                    thread_name(machine, t),
+                    site_text(machine, site),
+                    machine.program.site(site).loc
+                ),
+                None => format!("{}: a step", thread_name(machine, t)),
+            }
+        }
+        Action::Land(t, u) => {
+            let unit = &state.inflight[t as usize][u as usize];
+            format!(
+                "{}: the {} write{} of {} at {} land{}",
+                thread_name(machine, t),
+                unit.writes.len(),
+                if unit.writes.len() == 1 { "" } else { "s" },
+                site_text(machine, unit.site),
+                machine.program.site(unit.site).loc,
+                if unit.writes.len() == 1 { "s" } else { "" }
+            )
+        }
+        Action::Collective => {
+            let host = &state.threads[0];
+            let site = host.frames.last().and_then(|frame| {
+                match machine.program.funcs[frame.func as usize].code.get(frame.pc as usize) {
+                    Some(Instr::Ccl { site, .. }) => Some(*site),
+                    _ => None,
+                }
+            });
+            match site {
+                Some(site) => format!("every rank: {} at {}", site_text(machine, site), machine.program.site(site).loc),
+                None => "every rank: a collective".to_string(),
+            }
+        }
+    }
+}
