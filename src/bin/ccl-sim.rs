@@ -19,7 +19,7 @@ Runs FILE (a ccl program; '-' reads stdin) on P ranks and searches the schedules
   --exhaustive     explore every schedule (the default)\n\
   --random N       run N random schedules instead\n\
   --seed S         seed of the random schedules (default 0)\n\
-  --max-states N   stop after N states (default 2000000); reaching it is exit 1, never \"no race\"\n\
+  --max-states N   stop after generating N states (default 2000000); reaching it is exit 1, never \"no race\"\n\
   --trace          print every step of the schedule reported (else its last 40 steps), and of\n                   every random schedule as it runs\n\
   --no-reduction   make every ccl op a scheduling point (for measuring the local-step reduction)\n";
 
@@ -124,9 +124,9 @@ fn run(args: Args) -> u8 {
             println!("ccl-sim: no race: {runs} random schedules of {ranks} ranks ({states} states, seed {seed})");
             0
         }
-        Outcome::Limit { states } => {
+        Outcome::Limit { states, generated } => {
             eprintln!(
-                "ccl-sim: error: --max-states {} reached after {states} states, before the search finished: no conclusion",
+                "ccl-sim: error: --max-states {} reached ({generated} states generated, {states} distinct) before the search finished: no conclusion",
                 args.options.max_states
             );
             1

@@ -17,7 +17,7 @@ pub enum Outcome {
     /// each action with the state it was taken in, then the final state.
     Found { finding: Arc<Finding>, schedule: Vec<(State, Action)>, last: State, states: usize },
     /// The bound was reached first: nothing can be concluded.
-    Limit { states: usize },
+    Limit { states: usize, generated: usize },
 }
 
 struct SimModel {
@@ -68,7 +68,7 @@ pub fn exhaustive(machine: Machine, max_states: usize) -> Outcome {
         return Outcome::Found { finding, schedule, last, states };
     }
     if checker.state_count() >= max_states {
-        return Outcome::Limit { states };
+        return Outcome::Limit { states, generated: checker.state_count() };
     }
     Outcome::Clean { states, schedules: None }
 }
@@ -95,7 +95,7 @@ pub fn random(machine: &Machine, runs: usize, seed: u64, max_states: usize, trac
                 return Outcome::Found { finding, schedule: replay(machine, &taken), last: state, states };
             }
             if states >= max_states {
-                return Outcome::Limit { states };
+                return Outcome::Limit { states, generated: states };
             }
             actions.clear();
             machine.actions(&state, &mut actions);

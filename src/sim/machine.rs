@@ -155,6 +155,9 @@ pub struct State {
     /// Per thread, kept sorted: the order of the queue does not matter.
     pub inflight: Vec<Vec<Unit>>,
     pub signal_clocks: BTreeMap<Loc, Arc<Vec<u32>>>,
+    /// Signal cells a `set` notify has written: their clocks are not
+    /// monotone, so waits on them are always scheduling points.
+    pub set_cells: std::collections::BTreeSet<Loc>,
     pub shadow: BTreeMap<Loc, Shadow>,
     /// Dynamic allocations: (site, slot, n-th by that slot) -> buffer.
     pub allocations: BTreeMap<(SiteId, u16, u32), u32>,
@@ -243,6 +246,7 @@ impl Machine {
             caches: vec![Arc::new(BTreeMap::new()); threads_n],
             inflight: vec![Vec::new(); threads_n],
             signal_clocks: BTreeMap::new(),
+            set_cells: Default::default(),
             shadow: BTreeMap::new(),
             allocations: BTreeMap::new(),
             alloc_counts: BTreeMap::new(),
@@ -429,6 +433,14 @@ impl Machine {
             }
             Action::Collective => self.collective(&mut next).and_then(|ready| self.settle(&mut next, ready)),
         };
+        // Whatever became local (a wait now enabled, a fence whose writes
+        // landed, a read whose location went quiet) runs now.
+        let result = result.and_then(|()| {
+            let running: Vec<ThreadId> = (0..next.threads.len() as ThreadId)
+                .filter(|t| next.threads[*t as usize].status == Status::Running)
+                .collect();
+            self.settle(&mut next, running)
+        });
         if let Err(finding) = result {
             next.finding = Some(Arc::new(finding));
         }
@@ -520,7 +532,15 @@ impl Machine {
                 }
                 !hits(v, rank, start..start + len)
             }
-            CclOp::Notify { .. } | CclOp::Wait { .. } => true,
+            // A `ge` wait on a cell only ever added to runs as soon as it is
+            // enabled: the cell's clock only grows, so the earliest wait
+            // acquires the least happens-before, and any race of a later
+            // wait is a race of this one too.
+            CclOp::Wait { signal, equal: false, .. } => {
+                let Val::MemRef(view) = &frame.regs[*signal as usize] else { return true };
+                let loc = Loc { rank, buffer: view.buffer, index: view.nth(0) as u32 };
+                state.set_cells.contains(&loc) || !self.enabled(state, t)
+            }
             _ => true,
         }
     }
@@ -976,6 +996,9 @@ impl Machine {
                     _ => (*mine).clone(),
                 };
                 state.signal_clocks.insert(loc, Arc::new(clock));
+                if !add {
+                    state.set_cells.insert(loc);
+                }
                 tick(&mut state.threads[t as usize].clock, t);
             }
             CclOp::Wait { signal, .. } => {
