@@ -15,3 +15,6 @@ fi
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace "$@"
+# The simulator's protocol checks explore their largest exhaustive case
+# (P = 2, B = 4, 131,508 states) only when optimized.
+cargo test --release --test sim_protocol "$@"

@@ -1,0 +1,135 @@
+//! The all_to_all_v protocol under ccl-sim: the kernels `ccl-lower-all-to-all-v`
+//! emits, two consecutive calls with the send counts restaged by a kernel
+//! before each, are free of races on every schedule; the old order (the
+//! snapshot of the peers' counts after Barrier B, `late-snapshot=true`)
+//! races, and the race names the late read and the restaging write.
+//!
+//! Exhaustive for P = 2 (B = 1, 2, 4) and P = 3, B = 1; seeded random
+//! schedules for the larger ones (their exhaustive state counts are in
+//! docs/ccl-sim.md). A debug build explores the largest exhaustive case
+//! with random schedules instead (scripts/test.sh runs this test in
+//! release too).
+
+use cclir::sim::{self, machine::RaceKind, report, Finding, Options, Outcome, Search};
+
+/// The protocol program: `calls` rounds of (restage, all_to_all_v) on `p`
+/// ranks with `b` blocks and `rows` rows per peer.
+fn protocol_program(p: usize, b: usize, rows: usize, calls: usize) -> String {
+    let send = format!("memref<{}xi32, #ccl.window>", p * rows);
+    let counts = format!("memref<{p}xi32, #ccl.window>");
+    let recv_counts = format!("memref<{p}xi32>");
+    let signal = format!("memref<{p}x{b}xi32, #ccl.window>");
+    format!(
+        r#"
+func.func @stage(%send: {send}, %sc: {counts}, %round: index) attributes {{ccl.kind = "aiv"}} {{
+  %me = ccl.rank : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %p = arith.constant {p} : index
+  %rows = arith.constant {rows} : index
+  %rows1 = arith.constant {rows1} : index
+  scf.for %q = %c0 to %p step %c1 {{
+    %a = arith.addi %round, %me : index
+    %b = arith.addi %a, %q : index
+    %n = arith.remui %b, %rows1 : index
+    %n32 = arith.index_cast %n : index to i32
+    ccl.tensor_write %sc[%q], %n32 : {counts}, i32
+    %base = arith.muli %q, %rows : index
+    scf.for %k = %c0 to %rows step %c1 {{
+      %at = arith.addi %base, %k : index
+      %v = arith.index_cast %at : index to i32
+      ccl.tensor_write %send[%at], %v : {send}, i32
+    }}
+  }}
+  return
+}}
+func.func @main(%send: {send}, %sc: {counts}, %recv: {send}, %rc: {recv_counts}, %sig: {signal}) attributes {{ccl.kind = "orchestration"}} {{
+  %blocks = arith.constant {b} : i32
+  %c0 = arith.constant 0 : index
+  %calls = arith.constant {calls} : index
+  %c1 = arith.constant 1 : index
+  scf.for %round = %c0 to %calls step %c1 {{
+    func.call @stage(%send, %sc, %round) : ({send}, {counts}, index) -> ()
+    ccl.all_to_all_v %send, %sc, %recv, %rc, blocks %blocks, signal %sig {{launch_width = {b} : i64}}
+      : {send}, {counts}, {send}, {recv_counts}, i32, {signal}
+  }}
+  return
+}}
+"#,
+        rows1 = rows + 1
+    )
+}
+
+const LOWERED: &str = "builtin.module(ccl-pipeline{lower-collectives=true})";
+const LATE: &str =
+    "builtin.module(ccl-admit-launch-width,ccl-lower-all-to-all-v{late-snapshot=true},ccl-insert-comm-fence)";
+
+/// Lowers the protocol program with `pipeline` and simulates it.
+fn simulate(p: usize, b: usize, pipeline: &str, search: Search) -> (sim::Machine, Outcome) {
+    let session = cclir::Session::new();
+    let mut program = session.parse(&protocol_program(p, b, 1, 2), "protocol.mlir").expect("the program parses");
+    let pipeline = session.pipeline(pipeline).expect("the pipeline builds");
+    session.run(&pipeline, &mut program).expect("the pipeline runs");
+    let options = Options { ranks: p as u16, search, max_states: 3_000_000, ..Options::default() };
+    sim::simulate(program.operation_ref(), &options).expect("the lowered program compiles for the simulator")
+}
+
+fn search_for(p: usize, b: usize) -> Search {
+    let exhaustive_fits = match (p, b) {
+        (2, 1) | (2, 2) | (3, 1) => true,
+        (2, 4) => !cfg!(debug_assertions),
+        _ => false,
+    };
+    if exhaustive_fits {
+        Search::Exhaustive
+    } else {
+        Search::Random { runs: 300, seed: 7 }
+    }
+}
+
+#[test]
+fn the_lowered_protocol_never_races() {
+    for (p, b) in [(2, 1), (2, 2), (2, 4), (3, 1), (3, 3), (4, 1), (4, 2), (4, 4)] {
+        let search = search_for(p, b);
+        let (machine, outcome) = simulate(p, b, LOWERED, search.clone());
+        match outcome {
+            Outcome::Clean { states, schedules } => {
+                println!("P = {p}, B = {b}: no race ({states} states, {search:?}, schedules {schedules:?})")
+            }
+            Outcome::Found { finding, last, .. } => {
+                panic!("P = {p}, B = {b}: {}", report::finding(&machine, &finding, &last))
+            }
+            Outcome::Limit { states, .. } => panic!("P = {p}, B = {b}: the search hit its bound at {states} states"),
+        }
+    }
+}
+
+#[test]
+fn the_late_snapshot_races_with_the_next_calls_restaging() {
+    for (p, b) in [(2, 1), (2, 2), (2, 4), (3, 3), (4, 4)] {
+        let (machine, outcome) = simulate(p, b, LATE, search_for(p, b));
+        let Outcome::Found { finding, last, .. } = outcome else {
+            panic!("P = {p}, B = {b}: the late snapshot did not race: {outcome:?}")
+        };
+        let Finding::Race(race) = &*finding else { panic!("P = {p}, B = {b}: not a race: {finding:?}") };
+        assert_eq!(race.kind, RaceKind::Unordered, "P = {p}, B = {b}");
+        let (read, write) = if race.first.write { (&race.second, &race.first) } else { (&race.first, &race.second) };
+        let site = |access: &sim::machine::Access| machine.program.site(access.site).clone();
+        let kernel = |access: &sim::machine::Access| {
+            access.kernel.map(|k| machine.program.funcs[k as usize].name.clone()).unwrap_or_default()
+        };
+        // The late read of a peer's send_counts, in the first call...
+        assert_eq!(site(read).op, "ccl.remote_load", "P = {p}, B = {b}");
+        assert_eq!(site(read).step.as_deref(), Some("snapshot"), "P = {p}, B = {b}");
+        assert!(kernel(read).starts_with("__ccl_all_to_all_v_"), "P = {p}, B = {b}: {}", kernel(read));
+        assert_eq!(read.launch, 1, "P = {p}, B = {b}");
+        // ...against the owner restaging them for the second.
+        assert_eq!(site(write).op, "ccl.tensor_write", "P = {p}, B = {b}");
+        assert_eq!(kernel(write), "stage", "P = {p}, B = {b}");
+        assert_eq!(write.launch, 2, "P = {p}, B = {b}");
+        let text = report::finding(&machine, &finding, &last);
+        assert!(text.contains("(step snapshot) in launch 1 of @__ccl_all_to_all_v_"), "{text}");
+        assert!(text.contains("'ccl.tensor_write' in launch 2 of @stage"), "{text}");
+        println!("P = {p}, B = {b}: {}", text.lines().next().unwrap_or_default());
+    }
+}
