@@ -10,55 +10,8 @@
 //! with random schedules instead (scripts/test.sh runs this test in
 //! release too).
 
+use cclir::generator::protocol::all_to_all_v_program;
 use cclir::sim::{self, machine::RaceKind, report, Finding, Options, Outcome, Search};
-
-/// The protocol program: `calls` rounds of (restage, all_to_all_v) on `p`
-/// ranks with `b` blocks and `rows` rows per peer.
-fn protocol_program(p: usize, b: usize, rows: usize, calls: usize) -> String {
-    let send = format!("memref<{}xi32, #ccl.window>", p * rows);
-    let counts = format!("memref<{p}xi32, #ccl.window>");
-    let recv_counts = format!("memref<{p}xi32>");
-    let signal = format!("memref<{p}x{b}xi32, #ccl.window>");
-    format!(
-        r#"
-func.func @stage(%send: {send}, %sc: {counts}, %round: index) attributes {{ccl.kind = "aiv"}} {{
-  %me = ccl.rank : index
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %p = arith.constant {p} : index
-  %rows = arith.constant {rows} : index
-  %rows1 = arith.constant {rows1} : index
-  scf.for %q = %c0 to %p step %c1 {{
-    %a = arith.addi %round, %me : index
-    %b = arith.addi %a, %q : index
-    %n = arith.remui %b, %rows1 : index
-    %n32 = arith.index_cast %n : index to i32
-    ccl.tensor_write %sc[%q], %n32 : {counts}, i32
-    %base = arith.muli %q, %rows : index
-    scf.for %k = %c0 to %rows step %c1 {{
-      %at = arith.addi %base, %k : index
-      %v = arith.index_cast %at : index to i32
-      ccl.tensor_write %send[%at], %v : {send}, i32
-    }}
-  }}
-  return
-}}
-func.func @main(%send: {send}, %sc: {counts}, %recv: {send}, %rc: {recv_counts}, %sig: {signal}) attributes {{ccl.kind = "orchestration"}} {{
-  %blocks = arith.constant {b} : i32
-  %c0 = arith.constant 0 : index
-  %calls = arith.constant {calls} : index
-  %c1 = arith.constant 1 : index
-  scf.for %round = %c0 to %calls step %c1 {{
-    func.call @stage(%send, %sc, %round) : ({send}, {counts}, index) -> ()
-    ccl.all_to_all_v %send, %sc, %recv, %rc, blocks %blocks, signal %sig {{launch_width = {b} : i64}}
-      : {send}, {counts}, {send}, {recv_counts}, i32, {signal}
-  }}
-  return
-}}
-"#,
-        rows1 = rows + 1
-    )
-}
 
 const LOWERED: &str = "builtin.module(ccl-pipeline{lower-collectives=true})";
 const LATE: &str =
@@ -67,7 +20,7 @@ const LATE: &str =
 /// Lowers the protocol program with `pipeline` and simulates it.
 fn simulate(p: usize, b: usize, pipeline: &str, search: Search) -> (sim::Machine, Outcome) {
     let session = cclir::Session::new();
-    let mut program = session.parse(&protocol_program(p, b, 1, 2), "protocol.mlir").expect("the program parses");
+    let mut program = session.parse(&all_to_all_v_program(p, b, 1, 2), "protocol.mlir").expect("the program parses");
     let pipeline = session.pipeline(pipeline).expect("the pipeline builds");
     session.run(&pipeline, &mut program).expect("the pipeline runs");
     let options = Options { ranks: p as u16, search, max_states: 3_000_000, ..Options::default() };

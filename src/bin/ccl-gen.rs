@@ -7,12 +7,38 @@
 use std::io::Write;
 
 const USAGE: &str = "USAGE: ccl-gen [--seed N] [--ops N] [--depth N] [--functions N]\n\
+       ccl-gen --all-to-all-v P,B[,ROWS[,CALLS]]\n\
 \n\
 Prints a random, valid ccl program to stdout. The same options give the same program.\n\
   --seed N       PRNG seed (default 0)\n\
   --ops N        about how many ops in total (default 200)\n\
   --depth N      deepest control-flow nesting (default 4)\n\
-  --functions N  how many functions (default: one per ~100 ops, at least 3)\n";
+  --functions N  how many functions (default: one per ~100 ops, at least 3)\n\
+  --all-to-all-v P,B[,ROWS[,CALLS]]\n\
+                 print instead the fixed all_to_all_v protocol program: CALLS (default 2) rounds of\n\
+                 restaging the send counts, then ccl.all_to_all_v on P ranks with B blocks and ROWS\n\
+                 (default 1) rows per peer (what ccl-sim's protocol checks run, lowered)\n";
+
+/// `P,B[,ROWS[,CALLS]]` of --all-to-all-v.
+fn protocol_shape(text: &str) -> Result<[usize; 4], String> {
+    let numbers: Vec<usize> = text
+        .split(',')
+        .map(|n| n.trim().parse().map_err(|_| format!("invalid --all-to-all-v '{text}': expected P,B[,ROWS[,CALLS]]")))
+        .collect::<Result<_, _>>()?;
+    match numbers.as_slice() {
+        [p, b] => Ok([*p, *b, 1, 2]),
+        [p, b, rows] => Ok([*p, *b, *rows, 2]),
+        [p, b, rows, calls] => Ok([*p, *b, *rows, *calls]),
+        _ => Err(format!("invalid --all-to-all-v '{text}': expected P,B[,ROWS[,CALLS]]")),
+    }
+    .and_then(|shape| {
+        if shape.contains(&0) {
+            Err("--all-to-all-v values must be at least 1".to_string())
+        } else {
+            Ok(shape)
+        }
+    })
+}
 
 fn parse(args: &[String]) -> Result<cclir::generator::Config, String> {
     let mut config = cclir::generator::Config::default();
@@ -48,9 +74,13 @@ fn parse(args: &[String]) -> Result<cclir::generator::Config, String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match parse(&args) {
-        Ok(config) => {
-            let text = cclir::generator::generate(&config);
+    let program = match args.as_slice() {
+        [flag, shape] if flag == "--all-to-all-v" => protocol_shape(shape)
+            .map(|[p, b, rows, calls]| cclir::generator::protocol::all_to_all_v_program(p, b, rows, calls)),
+        _ => parse(&args).map(|config| cclir::generator::generate(&config)),
+    };
+    match program {
+        Ok(text) => {
             let stdout = std::io::stdout();
             let mut lock = stdout.lock();
             if lock.write_all(text.as_bytes()).and_then(|_| lock.flush()).is_err() {

@@ -26,6 +26,8 @@
 
 use std::fmt::Write;
 
+pub mod protocol;
+
 /// What to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {

@@ -15,7 +15,7 @@ pub enum Outcome {
     Clean { states: usize, schedules: Option<usize> },
     /// A race, deadlock or runtime error, with the schedule that led there:
     /// each action with the state it was taken in, then the final state.
-    Found { finding: Arc<Finding>, schedule: Vec<(State, Action)>, last: State, states: usize },
+    Found { finding: Arc<Finding>, schedule: Vec<(State, Action)>, last: Box<State>, states: usize },
     /// The bound was reached first: nothing can be concluded.
     Limit { states: usize, generated: usize },
 }
@@ -65,7 +65,7 @@ pub fn exhaustive(machine: Machine, max_states: usize) -> Outcome {
         let (last, _) = steps.pop().expect("a path has a state");
         let schedule = steps.into_iter().map(|(s, a)| (s, a.expect("an action between states"))).collect();
         let finding = finding_of(&machine, &last);
-        return Outcome::Found { finding, schedule, last, states };
+        return Outcome::Found { finding, schedule, last: Box::new(last), states };
     }
     if checker.state_count() >= max_states {
         return Outcome::Limit { states, generated: checker.state_count() };
@@ -92,7 +92,7 @@ pub fn random(machine: &Machine, runs: usize, seed: u64, max_states: usize, trac
             states += 1;
             if state.finding.is_some() || machine.deadlocked(&state) {
                 let finding = finding_of(machine, &state);
-                return Outcome::Found { finding, schedule: replay(machine, &taken), last: state, states };
+                return Outcome::Found { finding, schedule: replay(machine, &taken), last: Box::new(state), states };
             }
             if states >= max_states {
                 return Outcome::Limit { states, generated: states };

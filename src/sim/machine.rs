@@ -243,7 +243,7 @@ impl Machine {
                 })
                 .collect(),
             buffers: Vec::new(),
-            caches: vec![Arc::new(BTreeMap::new()); threads_n],
+            caches: (0..threads_n).map(|_| Arc::new(BTreeMap::new())).collect(),
             inflight: vec![Vec::new(); threads_n],
             signal_clocks: BTreeMap::new(),
             set_cells: Default::default(),

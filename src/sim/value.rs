@@ -29,6 +29,10 @@ impl View {
         self.sizes.iter().product()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The buffer element of the `n`-th element of the view, row-major.
     pub fn nth(&self, mut n: i64) -> i64 {
         let mut at = self.offset;
