@@ -40,10 +40,12 @@ config.environment["CCL_PLUGIN"] = plugin
 # %parity ARGS: upstream mlir-opt and ccl-opt print the same bytes and exit
 # with the same code (Driver/Inputs/parity.py).
 config.substitutions.append(("%parity", "python3 " + os.path.join(config.test_source_root, "Driver", "Inputs", "parity.py")))
+# %expect-exit CODE CMD...: CMD must exit with exactly CODE (ccl-sim's 3).
+config.substitutions.append(("%expect-exit", "python3 " + os.path.join(config.test_source_root, "Sim", "Inputs", "expect_exit.py")))
 config.substitutions.append(("%repo", repo_root))
 config.substitutions.append(("%examples", os.path.join(repo_root, "examples")))
 
-for tool in ["ccl-opt", "ccl-gen", "ccl-lsp-server", "ccl-reduce"]:
+for tool in ["ccl-opt", "ccl-gen", "ccl-sim", "ccl-lsp-server", "ccl-reduce"]:
     if os.path.exists(os.path.join(cclir_bin, tool)):
         config.available_features.add(tool)
 for tool in ["mlir-opt", "FileCheck", "not", "split-file"]:
