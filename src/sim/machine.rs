@@ -733,6 +733,12 @@ impl Machine {
         }
         let host_thread = &mut state.threads[host as usize];
         host_thread.clock = Arc::new(clock);
+        if host_thread.frames.is_empty() {
+            // The entry was the kernel itself (`initial` launched it with no
+            // host frame): the host has nothing left to run.
+            host_thread.status = Status::Done;
+            return Vec::new();
+        }
         host_thread.status = Status::Running;
         vec![host]
     }
