@@ -390,7 +390,10 @@ impl Machine {
                     }
                 }
                 CclOp::Fence => state.inflight[t as usize].is_empty(),
-                op if op.is_collective() => false,
+                // A host runs a collective with every other host (the
+                // Collective action); a block stepping one reports the
+                // error of `ccl` instead of waiting for ever.
+                op if op.is_collective() => self.slot_of(t) != 0,
                 _ => true,
             },
             Some(_) => true,
