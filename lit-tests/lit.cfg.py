@@ -4,7 +4,9 @@
 # `cargo test --test lit` builds ccl-opt and runs this suite.
 
 import os
+import shlex
 import shutil
+import sys
 
 import lit.formats
 
@@ -40,12 +42,14 @@ config.environment["CCL_PLUGIN"] = plugin
 # %parity ARGS: upstream mlir-opt and ccl-opt print the same bytes and exit
 # with the same code (Driver/Inputs/parity.py).
 config.substitutions.append(("%parity", "python3 " + os.path.join(config.test_source_root, "Driver", "Inputs", "parity.py")))
-# %expect-exit CODE CMD...: CMD must exit with exactly CODE (ccl-sim's 3).
-config.substitutions.append(("%expect-exit", "python3 " + os.path.join(config.test_source_root, "Sim", "Inputs", "expect_exit.py")))
+# %expect-exit CODE COMMAND ARG...: COMMAND must exit with exactly CODE (`not`
+# only asserts non-zero); its output passes through (Sim/Inputs/expect_exit.py).
+expect_exit = os.path.join(config.test_source_root, "Sim", "Inputs", "expect_exit.py")
+config.substitutions.append(("%expect-exit", shlex.quote(sys.executable) + " " + shlex.quote(expect_exit)))
 config.substitutions.append(("%repo", repo_root))
 config.substitutions.append(("%examples", os.path.join(repo_root, "examples")))
 
-for tool in ["ccl-opt", "ccl-gen", "ccl-sim", "ccl-lsp-server", "ccl-reduce"]:
+for tool in ["ccl-opt", "ccl-gen", "ccl-lsp-server", "ccl-reduce", "ccl-sim"]:
     if os.path.exists(os.path.join(cclir_bin, tool)):
         config.available_features.add(tool)
 for tool in ["mlir-opt", "FileCheck", "not", "split-file"]:

@@ -1,37 +1,63 @@
-// A put without its fence before the notify: rank 0 puts into rank 1's
-// window and notifies; rank 1 waits and reads. The put is still in flight
-// when the notify lands, so the read returns the old value of a write that
-// happens before it (put -> notify -> wait -> read).
-// RUN: %expect-exit 3 ccl-sim %s --ranks 2 2>&1 | FileCheck %s --check-prefix=RAW
-// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | %expect-exit 0 ccl-sim - --ranks 2 | FileCheck %s --check-prefix=MARKED
-// RUN: not ccl-opt %s -p 'builtin.module(ccl-verify-comm-order)' -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATIC
+// A put without its fence before the notify: the peer sees the signal before
+// the data. ccl-sim finds the stale read, the insert pass's fence removes it,
+// and ccl-verify-comm-order rejects the same program statically.
+// REQUIRES: ccl-sim
+// RUN: %expect-exit 3 ccl-sim %s --ranks 2 2>&1 | FileCheck %s --check-prefix=RACE
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | %expect-exit 0 ccl-sim - --ranks 2 2>&1 | FileCheck %s --check-prefix=FIXED
+// RUN: not ccl-opt %s -p 'builtin.module(ccl-verify-comm-order)' 2>&1 >/dev/null | FileCheck %s --check-prefix=VERIFY
+// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence,ccl-verify-comm-order)' -o /dev/null
+//
+// Why it races, step by step (2 ranks, one block each, all memory zero):
+//  1. rank 0 runs `ccl.put`: four writes into rank 1's copy of %win leave
+//     rank 0, in flight; nothing says when they land.
+//  2. rank 0 runs `ccl.notify` at once: no `ccl.fence` waits for the writes
+//     first, so the signal can arrive before them.
+//  3. rank 1's `ccl.wait` sees the signal: everything rank 0 did before the
+//     notify, the put included, now happens before rank 1's next steps.
+//  4. rank 1 invalidates its cache (that marker is there) and reads
+//     %win[0] from memory, where the put has not landed yet: the read returns
+//     the old zero although the put's write happens before it. A stale read.
+// With the fence after the put (the insert pass's rule 2), the notify waits
+// until the writes have landed, and every schedule reads the put's value.
 
-// RAW: put-without-fence.mlir:30:10: error: data race: stale read of element 0 of argument #1 of @main on rank 1: it returns an older value than a write that happens before it
-// RAW-NEXT: put-without-fence.mlir:30:10: note: the stale read by rank 1 block 0 'ccl.read' in launch 1 of @kernel
-// RAW-NEXT: put-without-fence.mlir:26:5: note: the newer write by rank 0 block 0 'ccl.put' in launch 1 of @kernel, not yet visible to it
-// RAW-NEXT: schedule (3 steps, found after {{[0-9]+}} states):
-// RAW-NEXT: 1. rank 0 block 0: 'ccl.notify' at {{.*}}put-without-fence.mlir:27:5
-// RAW-NEXT: 2. rank 1 block 0: 'ccl.wait' at {{.*}}put-without-fence.mlir:29:5
-// RAW-NEXT: 3. rank 1 block 0: 'ccl.read' at {{.*}}put-without-fence.mlir:30:10
-// MARKED: ccl-sim: no race: {{[0-9]+}} states explored, every schedule of 2 ranks
-// STATIC: put-without-fence.mlir:26:5: error: remote publish reaches a ccl.notify without ccl.fence
+// FIXED-NOT: {{.}}
+// FIXED: {{^}}ccl-sim: no race: {{[0-9]+}} states explored, every schedule of 2 ranks{{$}}
+// FIXED-NOT: {{.}}
 
-func.func @kernel(%src: memref<4xi32>, %win: memref<4xi32, #ccl.window>, %sig: memref<1xi32, #ccl.window>) attributes {ccl.kind = "aiv"} {
-  %me = ccl.rank : i32
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  %i0 = arith.constant 0 : index
-  %is0 = arith.cmpi eq, %me, %c0 : i32
-  scf.if %is0 {
-    ccl.put %win, %src, %c1 : memref<4xi32, #ccl.window>, memref<4xi32>, i32
-    ccl.notify set %sig, %c1, %c1 : memref<1xi32, #ccl.window>, i32, i32
+func.func @kernel(%win: memref<4xi32, #ccl.window>, %src: memref<4xi32>, %sig: memref<1xi32, #ccl.window>)
+    attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %rank = ccl.rank : i32
+  %sender = arith.cmpi eq, %rank, %zero : i32
+  scf.if %sender {
+    // VERIFY: put-without-fence.mlir:[[@LINE+1]]:5: error: remote publish reaches a ccl.notify without ccl.fence
+    ccl.put %win, %src, %one : memref<4xi32, #ccl.window>, memref<4xi32>, i32
+    // VERIFY: put-without-fence.mlir:[[@LINE+1]]:5: note: the ccl.notify it reaches
+    ccl.notify set %sig, %one, %one : memref<1xi32, #ccl.window>, i32, i32
   } else {
-    ccl.wait ge %sig, %c1 : memref<1xi32, #ccl.window>, i32
-    %v = ccl.read %win[%i0] : memref<4xi32, #ccl.window> -> i32
+    ccl.wait ge %sig, %one : memref<1xi32, #ccl.window>, i32
+    ccl.cacheinvalid
+    // RACE:      put-without-fence.mlir:[[@LINE+3]]:10: error: data race: stale read of element 0 of argument #0 of @main on rank 1: it returns an older value than a write that happens before it
+    // RACE-NEXT: put-without-fence.mlir:[[@LINE+2]]:10: note: the stale read by rank 1 block 0 'ccl.read' in launch 1 of @kernel
+    // RACE-NEXT: put-without-fence.mlir:[[@LINE-8]]:5: note: the newer write by rank 0 block 0 'ccl.put' in launch 1 of @kernel, not yet visible to it
+    %v = ccl.read %win[%c0] : memref<4xi32, #ccl.window> -> i32
+    // The shortest racy schedule: rank 0 signals (its put ran eagerly before,
+    // as a local step), rank 1 passes its wait and reads; nothing has landed.
+    // RACE-NEXT: schedule (3 steps, found after {{[0-9]+}} states):
+    // RACE-NEXT: {{^ +}}1. rank 0 block 0: 'ccl.notify' at {{.*}}put-without-fence.mlir:[[@LINE-11]]:5
+    // RACE-NEXT: {{^ +}}2. rank 1 block 0: 'ccl.wait' at {{.*}}put-without-fence.mlir:[[@LINE-10]]:5
+    // RACE-NEXT: {{^ +}}3. rank 1 block 0: 'ccl.read' at {{.*}}put-without-fence.mlir:[[@LINE-6]]:10
+    // RACE-NOT: {{.}}
   }
+  // VERIFY: error: remote publish reaches the function's return without ccl.fence
+  // VERIFY: put-without-fence.mlir:[[@LINE+1]]:3: note: the return it reaches
   return
 }
-func.func @main(%src: memref<4xi32>, %win: memref<4xi32, #ccl.window>, %sig: memref<1xi32, #ccl.window>) attributes {ccl.kind = "orchestration"} {
-  call @kernel(%src, %win, %sig) : (memref<4xi32>, memref<4xi32, #ccl.window>, memref<1xi32, #ccl.window>) -> ()
+
+func.func @main(%win: memref<4xi32, #ccl.window>, %src: memref<4xi32>, %sig: memref<1xi32, #ccl.window>)
+    attributes {ccl.kind = "orchestration"} {
+  func.call @kernel(%win, %src, %sig) : (memref<4xi32, #ccl.window>, memref<4xi32>, memref<1xi32, #ccl.window>) -> ()
   return
 }

@@ -14,14 +14,14 @@ use std::process::ExitCode;
 const USAGE: &str = "USAGE: ccl-sim FILE --ranks P [--entry NAME] [--exhaustive | --random N] [--seed S] [--max-states N] [--trace]\n\
 \n\
 Runs FILE (a ccl program; '-' reads stdin) on P ranks and searches the schedules for data races.\n\
-  --ranks P        ranks to simulate (required, at least 1)\n\
-  --entry NAME     the function every rank runs (default: @main, else the one orchestration function nobody calls)\n\
-  --exhaustive     explore every schedule (the default)\n\
-  --random N       run N random schedules instead\n\
-  --seed S         seed of the random schedules (default 0)\n\
-  --max-states N   stop after generating N states (default 2000000); reaching it is exit 1, never \"no race\"\n\
-  --trace          print every step of the schedule reported (else its last 40 steps), and of\n                   every random schedule as it runs\n\
-  --no-reduction   make every ccl op a scheduling point (for measuring the local-step reduction)\n";
+\x20 --ranks P        ranks to simulate (required, at least 1)\n\
+\x20 --entry NAME     the function every rank runs (default: @main, else the one orchestration function nobody calls)\n\
+\x20 --exhaustive     explore every schedule (the default)\n\
+\x20 --random N       run N random schedules instead\n\
+\x20 --seed S         seed of the random schedules (default 0)\n\
+\x20 --max-states N   stop after generating N states (default 2000000); reaching it is exit 1, never \"no race\"\n\
+\x20 --trace          print every step of the schedule reported (else its last 40 steps), and of\n\x20                  every random schedule as it runs\n\
+\x20 --no-reduction   make every ccl op a scheduling point (for measuring the local-step reduction)\n";
 
 struct Args {
     file: String,

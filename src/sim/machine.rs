@@ -394,7 +394,10 @@ impl Machine {
                     }
                 }
                 CclOp::Fence => state.inflight[t as usize].is_empty(),
-                op if op.is_collective() => false,
+                // A host runs a collective with every other host (the
+                // Collective action); a block stepping one reports the
+                // error of `ccl` instead of waiting for ever.
+                op if op.is_collective() => self.slot_of(t) != 0,
                 _ => true,
             },
             Some(_) => true,
@@ -753,6 +756,12 @@ impl Machine {
         }
         let host_thread = &mut state.threads[host as usize];
         host_thread.clock = Arc::new(clock);
+        if host_thread.frames.is_empty() {
+            // The entry was the kernel itself (`initial` launched it with no
+            // host frame): the host has nothing left to run.
+            host_thread.status = Status::Done;
+            return Vec::new();
+        }
         host_thread.status = Status::Running;
         vec![host]
     }
