@@ -194,16 +194,14 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
         let operands: Vec<Reg> = (0..ir::operand_count(op)).map(|i| code.reg(ir::operand(op, i))).collect();
         let results: Vec<Reg> = (0..ir::result_count(op)).map(|i| code.reg(ir::result(op, i))).collect();
         let result_ty = |i: usize| ty_of(&ir::result(op, i).r#type().to_string());
-        let scalar_of_result = |i: usize| match result_ty(i) {
+        // The element type arithmetic works on: a scalar's, or a vector's lanes.
+        let element_of = |ty: Ty| match ty {
             Ty::Scalar(s) => Ok(s),
             Ty::Vector { element, .. } => Ok(element),
             other => Err(error_at(op, format!("'{name}' on {other:?}, not a scalar or vector"))),
         };
-        let operand_scalar = |i: usize| match ty_of(&ir::operand(op, i).r#type().to_string()) {
-            Ty::Scalar(s) => Ok(s),
-            Ty::Vector { element, .. } => Ok(element),
-            other => Err(error_at(op, format!("'{name}' on {other:?}, not a scalar or vector"))),
-        };
+        let scalar_of_result = |i: usize| element_of(result_ty(i));
+        let operand_scalar = |i: usize| element_of(ty_of(&ir::operand(op, i).r#type().to_string()));
         if let Some(bin) = binary_op(name) {
             let ty = scalar_of_result(0)?;
             code.emit(Instr::Binary { dst: results[0], op: bin, lhs: operands[0], rhs: operands[1], ty });

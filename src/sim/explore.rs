@@ -20,6 +20,9 @@ pub enum Outcome {
     Limit { states: usize, generated: usize },
 }
 
+/// The one property checked: every state is free of findings.
+const NO_FINDING: &str = "no race, deadlock or error";
+
 struct SimModel {
     machine: Machine,
 }
@@ -41,7 +44,7 @@ impl Model for SimModel {
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        vec![Property::always("no race, deadlock or error", |model: &SimModel, state: &State| {
+        vec![Property::always(NO_FINDING, |model: &SimModel, state: &State| {
             state.finding.is_none() && !model.machine.deadlocked(state)
         })]
     }
@@ -60,7 +63,7 @@ pub fn exhaustive(machine: Machine, max_states: usize) -> Outcome {
     let checker =
         SimModel { machine: machine.clone() }.checker().target_state_count(max_states.max(1)).spawn_bfs().join();
     let states = checker.unique_state_count();
-    if let Some(path) = checker.discovery("no race, deadlock or error") {
+    if let Some(path) = checker.discovery(NO_FINDING) {
         let mut steps = path.into_vec();
         let (last, _) = steps.pop().expect("a path has a state");
         let schedule = steps.into_iter().map(|(s, a)| (s, a.expect("an action between states"))).collect();

@@ -365,6 +365,14 @@ impl Machine {
             && state.inflight.iter().all(Vec::is_empty)
     }
 
+    /// The ccl op `t` rests at, if any (what reports name a step by).
+    pub fn site_at(&self, state: &State, t: ThreadId) -> Option<SiteId> {
+        match self.instr(state, t) {
+            Some(Instr::Ccl { site, .. }) => Some(*site),
+            _ => None,
+        }
+    }
+
     fn instr<'p>(&'p self, state: &State, t: ThreadId) -> Option<&'p Instr> {
         let frame = state.threads[t as usize].frames.last()?;
         self.program.funcs[frame.func as usize].code.get(frame.pc as usize)
@@ -799,9 +807,7 @@ impl Machine {
         let clock = state.threads[t as usize].clock.clone();
         let shadow = state.shadow.entry(loc).or_default();
         if let Some(write) = shadow.write {
-            if write.thread != t && !happens_before(&write, &clock) {
-                return Err(Finding::Race(Race { kind: RaceKind::Unordered, loc, first: write, second: me }));
-            }
+            unordered_with(&write, &me, loc, &clock)?;
             // The read must return the last write when that write happens
             // before it (or is this thread's own).
             if cell.writer != Some(WriteId { thread: write.thread, seq: write.seq }) {
@@ -821,13 +827,8 @@ impl Machine {
         let me = self.access(state, t, site, true);
         let clock = state.threads[t as usize].clock.clone();
         let shadow = state.shadow.entry(loc).or_default();
-        if let Some(write) = shadow.write {
-            if write.thread != t && !happens_before(&write, &clock) {
-                return Err(Finding::Race(Race { kind: RaceKind::Unordered, loc, first: write, second: me }));
-            }
-        }
-        if let Some(read) = shadow.reads.iter().find(|r| r.thread != t && !happens_before(r, &clock)) {
-            return Err(Finding::Race(Race { kind: RaceKind::Unordered, loc, first: *read, second: me }));
+        for earlier in shadow.write.iter().chain(&shadow.reads) {
+            unordered_with(earlier, &me, loc, &clock)?;
         }
         shadow.reads.clear();
         shadow.write = Some(me);
@@ -1205,6 +1206,15 @@ fn reduce_bits(reduce: Reduce, a: u64, b: u64, element: Scalar) -> u64 {
             if bits == 32 { r as f32 as f64 } else { r }.to_bits()
         }
     }
+}
+
+/// Race (b): `earlier`, by another thread, does not happen before `me`
+/// (whose thread's clock is `clock`).
+fn unordered_with(earlier: &Access, me: &Access, loc: Loc, clock: &[u32]) -> Result<(), Fail> {
+    if earlier.thread != me.thread && !happens_before(earlier, clock) {
+        return Err(Finding::Race(Race { kind: RaceKind::Unordered, loc, first: *earlier, second: *me }));
+    }
+    Ok(())
 }
 
 /// Whether access `a` happens before a thread whose clock is `clock`.

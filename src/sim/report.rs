@@ -3,7 +3,7 @@
 //! schedule, one observable step per line.
 
 use super::machine::{Access, Action, Finding, Machine, RaceKind, State, ThreadId};
-use super::program::{Instr, Ty};
+use super::program::Ty;
 use std::fmt::Write;
 
 /// Who a thread is: `rank 1 block 0` or `rank 1 host`.
@@ -91,21 +91,11 @@ pub fn finding(machine: &Machine, finding: &Finding, last: &State) -> String {
         }
         Finding::Deadlock => {
             writeln!(out, "error: deadlock: no step is possible and some threads have not finished").unwrap();
-            for (t, thread) in last.threads.iter().enumerate() {
-                if let Some(frame) = thread.frames.last() {
-                    if let Some(Instr::Ccl { site, .. }) =
-                        machine.program.funcs[frame.func as usize].code.get(frame.pc as usize)
-                    {
-                        let s = machine.program.site(*site);
-                        writeln!(
-                            out,
-                            "{}: note: {} waits at {}",
-                            s.loc,
-                            thread_name(machine, t as ThreadId),
-                            site_text(machine, *site)
-                        )
-                        .unwrap();
-                    }
+            for t in 0..last.threads.len() as ThreadId {
+                if let Some(site) = machine.site_at(last, t) {
+                    let s = machine.program.site(site);
+                    let who = thread_name(machine, t);
+                    writeln!(out, "{}: note: {who} waits at {}", s.loc, site_text(machine, site)).unwrap();
                 }
             }
         }
@@ -129,24 +119,15 @@ pub fn schedule(machine: &Machine, schedule: &[(State, Action)], first: usize) -
 /// What `action` does, read from the state it is taken in.
 pub fn step(machine: &Machine, state: &State, action: Action) -> String {
     match action {
-        Action::Step(t) => {
-            let thread = &state.threads[t as usize];
-            let site = thread.frames.last().and_then(|frame| {
-                match machine.program.funcs[frame.func as usize].code.get(frame.pc as usize) {
-                    Some(Instr::Ccl { site, .. }) => Some(*site),
-                    _ => None,
-                }
-            });
-            match site {
-                Some(site) => format!(
-                    "{}: {} at {}",
-                    thread_name(machine, t),
-                    site_text(machine, site),
-                    machine.program.site(site).loc
-                ),
-                None => format!("{}: a step", thread_name(machine, t)),
-            }
-        }
+        Action::Step(t) => match machine.site_at(state, t) {
+            Some(site) => format!(
+                "{}: {} at {}",
+                thread_name(machine, t),
+                site_text(machine, site),
+                machine.program.site(site).loc
+            ),
+            None => format!("{}: a step", thread_name(machine, t)),
+        },
         Action::Land(t, u) => {
             let unit = &state.inflight[t as usize][u as usize];
             format!(
@@ -160,14 +141,8 @@ pub fn step(machine: &Machine, state: &State, action: Action) -> String {
             )
         }
         Action::Collective => {
-            let host = &state.threads[0];
-            let site = host.frames.last().and_then(|frame| {
-                match machine.program.funcs[frame.func as usize].code.get(frame.pc as usize) {
-                    Some(Instr::Ccl { site, .. }) => Some(*site),
-                    _ => None,
-                }
-            });
-            match site {
+            // Every host rests at the collective; rank 0's is thread 0.
+            match machine.site_at(state, 0) {
                 Some(site) => format!("every rank: {} at {}", site_text(machine, site), machine.program.site(site).loc),
                 None => "every rank: a collective".to_string(),
             }

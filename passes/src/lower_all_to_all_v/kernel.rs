@@ -259,22 +259,13 @@ fn emit_step<'c, 'a>(at: Emitter<'c, 'a>, k: &Kernel<'c, 'a>, step: Step) {
                         at.value(arith::addi(to_row, begin, at.location)),
                     ),
                 };
-                let slice_type =
-                    |buffer| strided(signature.element, &[ir::dynamic_extent()], &[1], signature.data_space(buffer));
-                let source = at.value(ir::subview(
-                    at.location,
-                    k.send_flat,
-                    &[Extent::Dynamic(from)],
-                    &[Extent::Dynamic(size)],
-                    slice_type(k.send),
-                ));
-                let target = at.value(ir::subview(
-                    at.location,
-                    k.recv_flat,
-                    &[Extent::Dynamic(to)],
-                    &[Extent::Dynamic(size)],
-                    slice_type(k.recv),
-                ));
+                // `size` elements of a flattened buffer from `start`.
+                let slice = |flat, start, buffer| {
+                    let ty = strided(signature.element, &[ir::dynamic_extent()], &[1], signature.data_space(buffer));
+                    at.value(ir::subview(at.location, flat, &[Extent::Dynamic(start)], &[Extent::Dynamic(size)], ty))
+                };
+                let source = slice(k.send_flat, from, k.send);
+                let target = slice(k.recv_flat, to, k.recv);
                 at.emit(ods::Put::build(at.location, target, source, peer));
             });
         }),
