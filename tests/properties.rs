@@ -22,6 +22,8 @@
 //! `CCLIR_PROPERTY_CASES=1000000 cargo test --release --test properties -- --nocapture`
 //! (`CCLIR_PROPERTY_SEED` moves the window of seeds).
 
+mod common;
+
 use cclir::{
     generator::{self, Config},
     passes::comm_order::model::{self, Bodies},
@@ -29,6 +31,7 @@ use cclir::{
     passes::verify_comm_order::{kernel, launches, oracle},
     Session,
 };
+use common::inserted_lines;
 use std::{
     collections::BTreeSet,
     sync::atomic::{AtomicU64, Ordering},
@@ -114,23 +117,6 @@ fn marker_kind(line: &str) -> usize {
             1
         }
     }
-}
-
-/// The lines of `after` that are not in `before`, when `after` is `before`
-/// with lines inserted (asserted).
-fn inserted_lines(before: &str, after: &str, what: &str) -> Vec<usize> {
-    let old: Vec<&str> = before.lines().collect();
-    let mut i = 0;
-    let mut inserted = Vec::new();
-    for (j, line) in after.lines().enumerate() {
-        if i < old.len() && old[i] == line {
-            i += 1;
-        } else {
-            inserted.push(j);
-        }
-    }
-    assert_eq!(i, old.len(), "{what}: the insert pass changed more than it inserted");
-    inserted
 }
 
 struct Pipelines<'c> {
@@ -292,10 +278,4 @@ fn generated_programs_keep_their_properties() {
     assert!(get(&counts.wrapper_publishes) * 20 >= cases, "publishing wrappers in fewer than 1 in 20 programs");
     assert!(get(&counts.mutants) > 0, "the mutation test deleted nothing");
     assert!(get(&counts.caught) > 0, "no deletion was caught");
-}
-
-#[test]
-fn inserted_lines_finds_insertions() {
-    assert_eq!(inserted_lines("a\nb\nc\n", "a\nx\nb\ny\nc\nz\n", "t"), vec![1, 3, 5]);
-    assert_eq!(inserted_lines("a\nf\nb\n", "a\nf\nf\nb\n", "t"), vec![2]);
 }

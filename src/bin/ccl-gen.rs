@@ -8,6 +8,7 @@ use std::io::Write;
 
 const USAGE: &str = "USAGE: ccl-gen [--seed N] [--ops N] [--depth N] [--functions N]\n\
        ccl-gen --all-to-all-v P,B[,ROWS[,CALLS]]\n\
+       ccl-gen --exchange SEED\n\
 \n\
 Prints a random, valid ccl program to stdout. The same options give the same program.\n\
   --seed N       PRNG seed (default 0)\n\
@@ -17,7 +18,10 @@ Prints a random, valid ccl program to stdout. The same options give the same pro
   --all-to-all-v P,B[,ROWS[,CALLS]]\n\
                  print instead the fixed all_to_all_v protocol program: CALLS (default 2) rounds of\n\
                  restaging the send counts, then ccl.all_to_all_v on P ranks with B blocks and ROWS\n\
-                 (default 1) rows per peer (what ccl-sim's protocol checks run, lowered)\n";
+                 (default 1) rows per peer (what ccl-sim's protocol checks run, lowered)\n\
+  --exchange SEED\n\
+                 print instead a random message-passing program that is synchronized by construction, small\n\
+                 enough for `ccl-sim --exhaustive` (its first line names the rank count to run it with)\n";
 
 /// `P,B[,ROWS[,CALLS]]` of --all-to-all-v.
 fn protocol_shape(text: &str) -> Result<[usize; 4], String> {
@@ -77,6 +81,10 @@ fn main() {
     let program = match args.as_slice() {
         [flag, shape] if flag == "--all-to-all-v" => protocol_shape(shape)
             .map(|[p, b, rows, calls]| cclir::generator::protocol::all_to_all_v_program(p, b, rows, calls)),
+        [flag, seed] if flag == "--exchange" => seed
+            .parse()
+            .map(|seed| cclir::generator::exchange::exchange_program(seed).text)
+            .map_err(|_| format!("invalid value '{seed}' for --exchange: expected a non-negative integer")),
         _ => parse(&args).map(|config| cclir::generator::generate(&config)),
     };
     match program {

@@ -26,6 +26,7 @@
 
 use std::fmt::Write;
 
+pub mod exchange;
 pub mod protocol;
 
 /// What to generate.
