@@ -18,7 +18,9 @@ func.func @f() {
 // RUN: FileCheck %s --check-prefix=OPTIONS < %t.dump
 // OPTIONS: Pass Manager with 3 passes:
 // OPTIONS-NEXT: builtin.module(
-// OPTIONS-NEXT:   ccl-admit-launch-width{lower-dynamic=false max-blocks=32},
+// OPTIONS-NEXT:   func.func(
+// OPTIONS-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=32}
+// OPTIONS-NEXT:   ),
 // OPTIONS-NEXT:   ccl-insert-comm-fence,
 // OPTIONS-NEXT:   ccl-verify-comm-order{max-errors=0}
 // OPTIONS-NEXT: )

@@ -300,13 +300,18 @@ impl fmt::Display for Report<'_> {
 pub enum Anchor {
     Module,
     Function,
+    /// Op-agnostic: the pass runs on whatever op the pipeline nests it
+    /// under (`builtin.module(p)` or `builtin.module(func.func(p))`).
+    Any,
 }
 
 impl Anchor {
-    pub fn op_name(self) -> &'static str {
+    /// The op name MLIR anchors the pass on; `None` for an op-agnostic one.
+    pub fn op_name(self) -> Option<&'static str> {
         match self {
-            Anchor::Module => "builtin.module",
-            Anchor::Function => "func.func",
+            Anchor::Module => Some("builtin.module"),
+            Anchor::Function => Some("func.func"),
+            Anchor::Any => None,
         }
     }
 }

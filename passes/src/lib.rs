@@ -61,8 +61,10 @@ fn build_ccl_pipeline(values: OptionValues<'_>) -> String {
     let options = PipelineOptions::from_values(values);
     let lower =
         if options.lower_collectives { format!("{},", lower_all_to_all_v::INFO.argument) } else { String::new() };
+    // Admission per function (docs/passes/admit-launch-width.md): a module
+    // pass that rewrites anything makes MLIR re-verify the whole module.
     format!(
-        "{}{{max-blocks={}}},{lower}{},{}",
+        "func.func({}{{max-blocks={}}}),{lower}{},{}",
         admit_launch_width::INFO.argument,
         options.max_blocks,
         insert_comm_fence::INFO.argument,

@@ -91,7 +91,7 @@ fn pass_info(info: &'static PassInfo) -> &'static sys::CclPassInfo {
         argument: leak_c(info.argument),
         name: leak_c(info.name),
         description: leak_c(info.summary),
-        anchor: leak_c(info.anchor.op_name()),
+        anchor: info.anchor.op_name().map_or(std::ptr::null(), leak_c),
         num_dependent_dialects: dialects.len(),
         dependent_dialects: Box::leak(dialects.into_boxed_slice()).as_ptr(),
         options: option_infos(info.options),

@@ -7,14 +7,12 @@
 // RUN: not ccl-opt %s --pass-pipeline='builtin.module(ccl-admit-launch-width{lower-dynamic=maybe})' 2>&1 | FileCheck %s --check-prefix=MAYBE
 // RUN: not ccl-opt %s --ccl-admit-launch-width='lower-dynamic=maybe' 2>&1 | FileCheck %s --check-prefix=MAYBE
 // RUN: not ccl-opt %s --pass-pipeline='builtin.module(ccl-admit-launch-width{max-block=3})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// RUN: not ccl-opt %s --pass-pipeline='builtin.module(func.func(ccl-admit-launch-width))' 2>&1 | FileCheck %s --check-prefix=ANCHOR
 // RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-admit-launch-width{max-blocks=0 lower-dynamic=1})' | FileCheck %s --check-prefix=OK
 
 // NEG: <unknown>:0: error: invalid value -3 for option 'max-blocks' of 'ccl-admit-launch-width': expected an integer >= 0
 // WORD: ccl-opt: for the --max-blocks option: 'many' value invalid for long argument!
 // MAYBE: ccl-opt: for the --lower-dynamic option: 'maybe' is invalid value for boolean argument! Try 0 or 1
 // UNKNOWN: <unknown>:0: error: <Pass-Options-Parser>: no such option max-block
-// ANCHOR: <unknown>:0: error: Can't add pass 'CclAdmitLaunchWidth' restricted to 'builtin.module' on a PassManager intended to run on 'func.func', did you intend to nest?
 // NEG-NOT: func.func
 // MAYBE-NOT: func.func
 

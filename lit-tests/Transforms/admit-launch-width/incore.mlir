@@ -2,6 +2,8 @@
 // kernel: a cal op in an InCore function (ccl.kind incore, aic or aiv) is an
 // error, constant operands or not, however deeply nested.
 // RUN: ccl-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(ccl-admit-launch-width)'
+// The same per function (how ccl-pipeline runs it):
+// RUN: ccl-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(ccl-admit-launch-width))'
 // RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s --split-input-file -o /dev/null
 
 func.func @kernel(%p: i32, %l: i32) -> i32 attributes {ccl.kind = "incore"} {

@@ -3,6 +3,8 @@
 // dynamic, and both operands of one op are reported. Constants are read as
 // signed numbers of their width.
 // RUN: ccl-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(ccl-admit-launch-width)'
+// The same per function (how ccl-pipeline runs it):
+// RUN: ccl-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(ccl-admit-launch-width))'
 // RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s --split-input-file -o /dev/null
 
 func.func @p_zero() -> i32 {

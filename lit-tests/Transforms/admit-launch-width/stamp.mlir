@@ -3,6 +3,7 @@
 // the launch sits. A stale launch_width is replaced; a dynamic width gets
 // none (code generation reads the run-time value).
 // RUN: ccl-opt %s --pass-pipeline='builtin.module(ccl-admit-launch-width)' | FileCheck %s
+// RUN: ccl-opt %s --pass-pipeline='builtin.module(func.func(ccl-admit-launch-width))' | FileCheck %s
 // RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s -o /dev/null
 
 // CHECK-LABEL: func.func @launches(

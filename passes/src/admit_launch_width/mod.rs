@@ -60,7 +60,11 @@ pub static INFO: PassInfo = PassInfo {
     argument: ARGUMENT,
     name: "CclAdmitLaunchWidth",
     summary: "Admit the all_to_all_v launch width B = CalAllToAllVBlocks(P, L) once, at the orchestration entry",
-    anchor: Anchor::Module,
+    // Every rule looks at one function at a time, so the pass runs on a
+    // module (every function in it) or on each function alone:
+    // `ccl-pipeline` nests it under `func.func`, where MLIR runs it per
+    // function in parallel and re-verifies only the functions it changed.
+    anchor: Anchor::Any,
     dependent_dialects: &["arith", "ccl"],
     options: AdmitOptions::SPECS,
     statistics: AdmitStatistics::SPECS,
@@ -102,9 +106,10 @@ struct Scan<'c, 'a> {
 
 impl<'c, 'a> Scan<'c, 'a> {
     /// One pre-order walk of the module; only the two op kinds are kept.
-    fn of(module: OperationRef<'c, 'a>, names: &Interned) -> Self {
+    fn of(root: OperationRef<'c, 'a>, names: &Interned) -> Self {
         let mut scan = Scan::default();
-        scan.walk(module, None, names);
+        let function = (Name::of(root) == names.func).then_some(root);
+        scan.walk(root, function, names);
         scan
     }
 

@@ -219,6 +219,15 @@ pub fn lower_module(module: OperationRef<'_, '_>, bodies: Bodies) -> Result<Modu
     Ok(out)
 }
 
+/// Lowers the body of function `index` of a module lowered without it
+/// (`Bodies::NotInCore`). It reads only that function, so the kernels of a
+/// module can be lowered one per task, on any thread.
+pub fn lower_body(module: &Module, index: usize, names: &Interned) -> Function {
+    let function = &module.functions[index];
+    let mut window_types = FxHashMap::default();
+    Lowerer::function(op_ref(function.op), function.kind, true, names, &module.by_name, &mut window_types)
+}
+
 struct Lowerer<'t> {
     names: &'t Interned,
     by_name: &'t FxHashMap<String, usize>,

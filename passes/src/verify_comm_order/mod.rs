@@ -21,13 +21,14 @@ pub mod launches;
 pub mod oracle;
 
 use crate::comm_order::model::{self, Bodies, Module, OpHandle};
+use crate::names::Interned;
 use crate::strings::symbol_ref;
 use crate::{
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
     names::FunctionKind,
     pass_options, pass_statistics,
 };
-use kernel::{Missing, SinkKind, SourceKind, Violation};
+use kernel::{KernelReport, Missing, SinkKind, SourceKind, Violation};
 use launches::LaunchViolation;
 use melior::ir::{operation::OperationLike, Location, OperationRef};
 
@@ -83,16 +84,43 @@ impl Findings {
     }
 }
 
-/// Runs both checks on a lowered module.
+/// Runs both checks on a lowered module (every body lowered).
 pub fn analyse(module: &Module) -> Findings {
+    let reports = module
+        .functions
+        .iter()
+        .map(|function| (function.kind == FunctionKind::InCore).then(|| kernel::check(function)))
+        .collect();
+    combine(module, reports)
+}
+
+/// Runs both checks on a module lowered with `Bodies::NotInCore`: each
+/// kernel is lowered and checked as its own task on the context's thread
+/// pool (a kernel's rules read only that kernel), then Phase B runs here.
+pub fn analyse_in_parallel(module: &Module, names: &Interned, cx: &PassContext<'_>) -> Findings {
+    let kernels: Vec<usize> =
+        (0..module.functions.len()).filter(|&i| module.functions[i].kind == FunctionKind::InCore).collect();
+    let slots: Vec<std::sync::Mutex<Option<KernelReport>>> =
+        kernels.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    cx.parallel_for(kernels.len(), &|task| {
+        let report = kernel::check(&model::lower_body(module, kernels[task], names));
+        *slots[task].lock().unwrap_or_else(|poison| poison.into_inner()) = Some(report);
+    });
+    let mut reports: Vec<Option<KernelReport>> = vec![None; module.functions.len()];
+    for (index, slot) in kernels.into_iter().zip(slots) {
+        reports[index] = slot.into_inner().unwrap_or_else(|poison| poison.into_inner());
+    }
+    combine(module, reports)
+}
+
+/// The findings of the kernel reports (in module order, `None` for the
+/// functions that are not InCore) and of Phase B.
+fn combine(module: &Module, reports: Vec<Option<KernelReport>>) -> Findings {
     let mut findings = Findings::default();
     let mut unprotected: Vec<Option<OpHandle>> = vec![None; module.functions.len()];
-    for (index, function) in module.functions.iter().enumerate() {
-        if function.kind != FunctionKind::InCore {
-            continue;
-        }
+    for (index, report) in reports.into_iter().enumerate() {
+        let Some(report) = report else { continue };
         findings.kernels_checked += 1;
-        let report = kernel::check(function);
         findings.delta_walks += report.delta_walks;
         unprotected[index] = report.unprotected_read.map(|(_, op)| op);
         findings.kernel_violations.extend(report.violations.into_iter().map(|v| (index, v)));
@@ -117,9 +145,10 @@ pub struct VerifyCommOrder {
 /// reserved 8 GiB; the library bounds nesting at parse time).
 type Checked = Result<(Module, Findings), Vec<model::BadKind>>;
 
-fn check(op: OperationRef<'_, '_>) -> Checked {
-    let module = model::lower_module(op, Bodies::All)?;
-    let findings = analyse(&module);
+fn check(op: OperationRef<'_, '_>, cx: &PassContext<'_>) -> Checked {
+    let module = model::lower_module(op, Bodies::NotInCore)?;
+    let names = Interned::new(crate::ir::context_of(op));
+    let findings = analyse_in_parallel(&module, &names, cx);
     Ok((module, findings))
 }
 
@@ -127,7 +156,7 @@ impl CclPass for VerifyCommOrder {
     fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         // A checker: it never changes the IR.
         cx.preserve_all();
-        let checked = check(op);
+        let checked = check(op, cx);
         let (module, findings) = match checked {
             Ok(checked) => checked,
             Err(bad) => {

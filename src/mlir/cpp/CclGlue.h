@@ -35,7 +35,7 @@ typedef struct {
   const char *argument;    /* the pipeline name, `ccl-insert-comm-fence` */
   const char *name;        /* the class-like name timing and dumps show */
   const char *description; /* one line for --help and --list-passes */
-  const char *anchor;      /* `builtin.module` or `func.func` */
+  const char *anchor;      /* `builtin.module`, `func.func`, or NULL: op-agnostic */
   const char *const *dependent_dialects;
   size_t num_dependent_dialects;
   const CclOptionInfo *options;

@@ -99,7 +99,7 @@ TypeID typeIdOf(const CclPassInfo *info) {
 class RustPass : public Pass {
 public:
   RustPass(const CclPassInfo *info, const CclPassCallbacks *callbacks, void *statistics)
-      : Pass(typeIdOf(info), StringRef(info->anchor)), info(info), callbacks(callbacks), statistics(statistics) {
+      : Pass(typeIdOf(info), info->anchor ? std::optional<StringRef>(info->anchor) : std::nullopt), info(info), callbacks(callbacks), statistics(statistics) {
     options.declare<Pass::Option<bool>, Pass::Option<int64_t>>(*this, info->options, info->num_options);
   }
 
