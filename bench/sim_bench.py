@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Benchmarks ccl-sim's exhaustive search on the lowered all_to_all_v protocol.
+
+For P = 2..4 ranks and B in {1, P, 2P} blocks, it generates the protocol
+program (ccl-gen --all-to-all-v P,B: two calls, each after a kernel that
+restages the send counts), lowers it with ccl-pipeline{lower-collectives=true}
+and runs `ccl-sim --exhaustive` on it twice: with the local-step reduction
+(the default) and without it (--no-reduction, every ccl op a scheduling
+point). It records distinct states, wall time, states per second and peak
+RSS; a run that reaches --max-states or the time limit is reported as such,
+with the states it had explored. There is no symmetry reduction to switch on
+(ranks and blocks read their own ids into addresses, docs/ccl-sim.md), so the
+reduction compared is the local-step one.
+
+    python3 bench/sim_bench.py                 # the full matrix (minutes)
+    python3 bench/sim_bench.py --quick         # P = 2 only, small limits
+    python3 bench/sim_bench.py --max-states N --timeout S
+
+It needs the release build (cargo build --release) and writes
+bench/sim_results.json.
+"""
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release")
+LOWER = "builtin.module(ccl-pipeline{lower-collectives=true})"
+CLEAN = re.compile(r"no race: (\d+) states explored")
+LIMIT = re.compile(r"\((\d+) states generated, (\d+) distinct\)")
+FOUND = re.compile(r"found after (\d+) states")
+
+
+def lowered_protocol(p, b, path):
+    program = subprocess.run([os.path.join(BIN, "ccl-gen"), "--all-to-all-v", f"{p},{b}"],
+                             check=True, capture_output=True).stdout
+    lowered = subprocess.run([os.path.join(BIN, "ccl-opt"), "-", "-p", LOWER], input=program,
+                             check=True, capture_output=True).stdout
+    with open(path, "wb") as out:
+        out.write(lowered)
+
+
+def simulate(path, p, reduction, max_states, timeout):
+    """One exhaustive run: a dict of outcome, states, seconds, peak RSS."""
+    argv = [os.path.join(BIN, "ccl-sim"), path, "--ranks", str(p), "--exhaustive",
+            "--max-states", str(max_states)]
+    if not reduction:
+        argv.append("--no-reduction")
+    # Output goes to files and the child is polled with wait4, so its own
+    # peak RSS is read and a time limit can stop it.
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        timed_out = False
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - start > timeout:
+                os.killpg(child.pid, signal.SIGKILL)
+                _, status, usage = os.wait4(child.pid, 0)
+                timed_out = True
+                break
+            time.sleep(0.02)
+        seconds = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    result = {"seconds": round(seconds, 3), "peak_mib": round(usage.ru_maxrss / 1024.0, 1)}
+    if timed_out:
+        result.update(outcome=f"time limit ({timeout:.0f} s)", states=None)
+    elif child.returncode == 0 and CLEAN.search(text):
+        result.update(outcome="no race", states=int(CLEAN.search(text).group(1)))
+    elif child.returncode == 1 and LIMIT.search(text):
+        result.update(outcome="--max-states reached", states=int(LIMIT.search(text).group(2)))
+    elif child.returncode == 3 and FOUND.search(text):
+        result.update(outcome="race", states=int(FOUND.search(text).group(1)))
+    else:
+        sys.exit(f"sim_bench: {' '.join(argv)} exited {child.returncode}:\n{text[:2000]}")
+    if result["states"] is not None and seconds > 0:
+        result["states_per_second"] = round(result["states"] / seconds)
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="P = 2 only, small limits")
+    parser.add_argument("--max-states", type=int, default=2_000_000)
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
+    args = parser.parse_args()
+    if args.quick:
+        args.max_states, args.timeout = min(args.max_states, 200_000), min(args.timeout, 30.0)
+    for tool in ["ccl-gen", "ccl-opt", "ccl-sim"]:
+        if not os.access(os.path.join(BIN, tool), os.X_OK):
+            sys.exit(f"sim_bench: {BIN}/{tool} is missing: run cargo build --release first")
+    ranks = [2] if args.quick else [2, 3, 4]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for p in ranks:
+            for b in sorted({1, p, 2 * p}):
+                path = os.path.join(tmp, f"protocol-{p}-{b}.mlir")
+                lowered_protocol(p, b, path)
+                for reduction in [True, False]:
+                    result = simulate(path, p, reduction, args.max_states, args.timeout)
+                    result.update(ranks=p, blocks=b, reduction=reduction)
+                    rows.append(result)
+                    states = "-" if result["states"] is None else f"{result['states']:,}"
+                    rate = result.get("states_per_second")
+                    print(f"P={p} B={b:<2} {'reduced' if reduction else 'unreduced':<9} "
+                          f"{result['outcome']:<22} states {states:>11}  {result['seconds']:8.2f} s  "
+                          f"{'-' if rate is None else f'{rate:,}':>9} states/s  "
+                          f"{result.get('peak_mib', '-')} MiB", flush=True)
+    results = {"max_states": args.max_states, "timeout_s": args.timeout, "cpus": os.cpu_count(), "runs": rows}
+    with open(os.path.join(ROOT, "bench", "sim_results.json"), "w") as out:
+        json.dump(results, out, indent=1)
+        out.write("\n")
+
+
+if __name__ == "__main__":
+    main()
