@@ -65,11 +65,11 @@ enum Verdict {
 /// (the one plain buffer), `%data`, `%ack`.
 const PLAIN_BUFFER: u32 = 1;
 
-fn simulate(session: &Session, text: &str, ranks: u16) -> Verdict {
-    let program = session.parse(text, "exchange.mlir").unwrap_or_else(|e| panic!("does not parse: {e:?}\n{text}"));
+/// Simulates `program` (already parsed and checked by the caller).
+fn simulate(program: &cclir::Program<'_>, ranks: u16) -> Verdict {
     let options = Options { ranks, search: Search::Exhaustive, max_states: MAX_STATES, ..Options::default() };
     let (machine, outcome) = sim::simulate(program.operation_ref(), &options)
-        .unwrap_or_else(|e| panic!("ccl-sim cannot run it: {e:?}\n{text}"));
+        .unwrap_or_else(|e| panic!("ccl-sim cannot run it: {e:?}\n{}", program.to_text()));
     match outcome {
         Outcome::Clean { states, .. } => Verdict::Clean(states),
         Outcome::Found { finding, last, .. } => {
@@ -117,21 +117,22 @@ fn run_case(
     let what = format!("ccl-gen --exchange {seed} (P = {ranks})");
 
     // 1. The raw program.
-    match simulate(session, raw, ranks) {
+    let mut program = session.parse(raw, "exchange.mlir").unwrap_or_else(|e| panic!("{what}: {e:?}\n{raw}"));
+    let printed = program.to_text();
+    match simulate(&program, ranks) {
         Verdict::Race(_) | Verdict::OwnPlainWrite => counts.raw_races += 1,
         Verdict::Clean(_) => {}
         Verdict::Other(text) => panic!("{what}: the raw program: {text}\n{raw}"),
     }
 
     // 2. The inserted program: accepted, and clean on every schedule.
-    let mut program = session.parse(raw, "exchange.mlir").expect("parsed once already");
     session.run(insert, &mut program).unwrap_or_else(|e| panic!("{what}: insert failed: {:?}", e.diagnostics()));
     let inserted = program.to_text();
     let mut checked = session.parse(&inserted, "inserted.mlir").expect("insert(p) verifies");
     if let Err(e) = session.run(verify, &mut checked) {
         panic!("{what}: the checker rejects insert(p):\n{}\n{inserted}", session.render(e.diagnostics()));
     }
-    match simulate(session, &inserted, ranks) {
+    match simulate(&checked, ranks) {
         Verdict::Clean(states) => {
             counts.states += states;
             counts.max_states = counts.max_states.max(states);
@@ -146,7 +147,7 @@ fn run_case(
     }
     // 3. Each marker deleted.
     let lines: Vec<&str> = inserted.lines().collect();
-    let markers = inserted_lines(&session.parse(raw, "raw.mlir").expect("parses").to_text(), &inserted, &what);
+    let markers = inserted_lines(&printed, &inserted, &what);
     assert!(!markers.is_empty(), "{what}: the insert pass placed no marker");
     for victim in markers {
         let kind = marker_kind(lines[victim], lines[victim - 1]);
@@ -155,7 +156,9 @@ fn run_case(
         let mut program = session.parse(&mutant, "mutant.mlir").expect("a mutant parses");
         let rejected = session.run(verify, &mut program).is_err();
         let _ = session.take_diagnostics();
-        let raced = match simulate(session, &mutant, ranks) {
+        // The checker changes nothing, so the program it checked is the
+        // mutant as parsed.
+        let raced = match simulate(&program, ranks) {
             // The gap the inserted programs show, uncovered by deleting a
             // fence the checker does not ask for (after a whole-GM
             // invalidate): counted, not held against the checker.

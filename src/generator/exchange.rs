@@ -32,7 +32,6 @@ use std::fmt::Write;
 #[derive(Clone, Debug)]
 pub struct Exchange {
     pub ranks: u16,
-    pub blocks: u16,
     pub text: String,
 }
 
@@ -102,26 +101,23 @@ pub fn exchange_program(seed: u64) -> Exchange {
     writeln!(text, "// ccl-gen --exchange {seed}: run with ccl-sim --ranks {}", shape.ranks).unwrap();
     kernel(&mut text, &shape);
     orchestration(&mut text, &shape);
-    Exchange { ranks: shape.ranks, blocks: shape.blocks, text }
+    Exchange { ranks: shape.ranks, text }
 }
 
 /// The types of the kernel's and the entry's buffers, by name.
 struct Types {
     win: String,
     plain: String,
-    cell: String,
-    plain_cell: String,
 }
+
+/// A one-element view of a window (a signal or data cell), and of a plain buffer.
+const CELL: &str = "memref<1xi32, strided<[1], offset: ?>, #ccl.window>";
+const PLAIN_CELL: &str = "memref<1xi32, strided<[1], offset: ?>>";
 
 impl Types {
     fn of(shape: &Shape) -> Types {
         let b = shape.blocks;
-        Types {
-            win: format!("memref<{b}xi32, #ccl.window>"),
-            plain: format!("memref<{b}xi32>"),
-            cell: "memref<1xi32, strided<[1], offset: ?>, #ccl.window>".to_string(),
-            plain_cell: "memref<1xi32, strided<[1], offset: ?>>".to_string(),
-        }
+        Types { win: format!("memref<{b}xi32, #ccl.window>"), plain: format!("memref<{b}xi32>") }
     }
 
     fn params(&self) -> String {
@@ -139,7 +135,7 @@ impl Types {
 
 fn kernel(out: &mut String, shape: &Shape) {
     let t = Types::of(shape);
-    let (win, cell) = (&t.win, &t.cell);
+    let (win, cell) = (&t.win, CELL);
     writeln!(out, "func.func @exchange({}, %round: i32) attributes {{ccl.kind = \"aiv\"}} {{", t.params()).unwrap();
     let p = shape.ranks;
     for line in [
@@ -214,9 +210,9 @@ fn kernel(out: &mut String, shape: &Shape) {
             }
             Publish::Put => {
                 writeln!(out, "{indent}ccl.tensor_write %src[%blk], %value : {}, i32", t.plain).unwrap();
-                writeln!(out, "{indent}%from = memref.subview %src[%blk] [1] [1] : {} to {}", t.plain, t.plain_cell)
+                writeln!(out, "{indent}%from = memref.subview %src[%blk] [1] [1] : {} to {}", t.plain, PLAIN_CELL)
                     .unwrap();
-                writeln!(out, "{indent}ccl.put %slot, %from, %next : {cell}, {}, i32", t.plain_cell).unwrap();
+                writeln!(out, "{indent}ccl.put %slot, %from, %next : {cell}, {}, i32", PLAIN_CELL).unwrap();
             }
         }
         notify(out, indent, "%dcell", "%next");
