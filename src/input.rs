@@ -15,6 +15,29 @@ pub struct TooDeep {
 /// MLIR bytecode starts with this; it has no brackets to count.
 const BYTECODE_MAGIC: &[u8] = b"ML\xefR";
 
+/// What `check_nesting` does at a byte: most bytes of a program are none of
+/// these, and the scan skips them through this table without branching on
+/// each kind (the check runs on every input before MLIR parses it, so it is
+/// kept to a fraction of the parser's time).
+const OTHER: u8 = 0;
+const OPEN: u8 = 1;
+const CLOSE: u8 = 2;
+const QUOTE: u8 = 3;
+const SLASH: u8 = 4;
+
+static CLASS: [u8; 256] = {
+    let mut class = [OTHER; 256];
+    class[b'{' as usize] = OPEN;
+    class[b'(' as usize] = OPEN;
+    class[b'[' as usize] = OPEN;
+    class[b'}' as usize] = CLOSE;
+    class[b')' as usize] = CLOSE;
+    class[b']' as usize] = CLOSE;
+    class[b'"' as usize] = QUOTE;
+    class[b'/' as usize] = SLASH;
+    class
+};
+
 /// Checks that no `{`, `(` or `[` of `text` (outside strings and comments)
 /// opens past `limit` levels.
 pub fn check_nesting(text: &[u8], limit: usize) -> Result<(), TooDeep> {
@@ -22,38 +45,48 @@ pub fn check_nesting(text: &[u8], limit: usize) -> Result<(), TooDeep> {
         return Ok(());
     }
     let mut depth = 0usize;
-    let (mut line, mut line_start) = (1usize, 0usize);
     let mut i = 0;
-    while i < text.len() {
-        match text[i] {
-            b'\n' => {
-                line += 1;
-                line_start = i + 1;
-            }
-            b'/' if text.get(i + 1) == Some(&b'/') => {
-                while i < text.len() && text[i] != b'\n' {
-                    i += 1;
+    while let Some(skip) = text[i..].iter().position(|&b| CLASS[b as usize] != OTHER) {
+        i += skip;
+        match CLASS[text[i] as usize] {
+            OPEN => {
+                depth += 1;
+                if depth > limit {
+                    return Err(TooDeep::at(text, i, limit));
                 }
-                continue;
             }
-            b'"' => {
+            CLOSE => depth = depth.saturating_sub(1),
+            // A string ends at its closing quote or, unterminated, at the
+            // end of its line (where MLIR's lexer reports it).
+            QUOTE => {
                 i += 1;
                 while i < text.len() && text[i] != b'"' && text[i] != b'\n' {
                     i += if text[i] == b'\\' { 2 } else { 1 };
                 }
             }
-            b'{' | b'(' | b'[' => {
-                depth += 1;
-                if depth > limit {
-                    return Err(TooDeep { line, col: i - line_start + 1, limit });
-                }
+            _ if text.get(i + 1) == Some(&b'/') => {
+                i = text[i..].iter().position(|&b| b == b'\n').map_or(text.len(), |end| i + end);
+                continue;
             }
-            b'}' | b')' | b']' => depth = depth.saturating_sub(1),
             _ => {}
         }
         i += 1;
+        if i >= text.len() {
+            break;
+        }
     }
     Ok(())
+}
+
+impl TooDeep {
+    /// The error for the bracket at byte `offset` (lines and columns are
+    /// counted only here, off the hot loop).
+    fn at(text: &[u8], offset: usize, limit: usize) -> TooDeep {
+        let before = &text[..offset];
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |newline| newline + 1);
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        TooDeep { line, col: offset - line_start + 1, limit }
+    }
 }
 
 #[cfg(test)]
