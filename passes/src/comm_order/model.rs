@@ -11,6 +11,7 @@
 //! tests drive them without MLIR.
 
 use crate::{
+    framework::PassContext,
     ir,
     names::{FunctionKind, Interned, Name},
 };
@@ -182,6 +183,18 @@ pub enum Bodies {
     /// All but InCore functions': what the Phase B scan and wrapper
     /// resolution read.
     NotInCore,
+    /// None: the kinds, names and flags only.
+    None,
+}
+
+impl Bodies {
+    fn wants(self, kind: FunctionKind) -> bool {
+        match self {
+            Bodies::All => true,
+            Bodies::NotInCore => kind != FunctionKind::InCore,
+            Bodies::None => false,
+        }
+    }
 }
 
 /// Lowers the top-level `func.func`s of `module`; the unknown kinds, all
@@ -212,15 +225,38 @@ pub fn lower_module(module: OperationRef<'_, '_>, bodies: Bodies) -> Result<Modu
     }
     let mut window_types = FxHashMap::default();
     for (op, kind) in functions {
-        let lower = bodies == Bodies::All || kind != FunctionKind::InCore;
-        let function = Lowerer::function(op, kind, lower, &names, &out.by_name, &mut window_types);
+        let function = Lowerer::function(op, kind, bodies.wants(kind), &names, &out.by_name, &mut window_types);
         out.functions.push(function);
     }
     Ok(out)
 }
 
+/// As [`lower_module`], with the bodies lowered one function per task on
+/// the thread pool of `cx` (the same model: a body's lowering reads only its
+/// function). The serial part is the walk over the module's top level.
+pub fn lower_module_in_parallel(
+    module: OperationRef<'_, '_>,
+    bodies: Bodies,
+    cx: &PassContext<'_>,
+) -> Result<Module, Vec<BadKind>> {
+    let mut out = lower_module(module, Bodies::None)?;
+    let names = Interned::new(ir::context_of(module));
+    let wanted: Vec<usize> = (0..out.functions.len()).filter(|&f| bodies.wants(out.functions[f].kind)).collect();
+    let slots: Vec<std::sync::Mutex<Option<Function>>> = wanted.iter().map(|_| Default::default()).collect();
+    cx.parallel_for(wanted.len(), &|task| {
+        let body = lower_body(&out, wanted[task], &names);
+        *slots[task].lock().unwrap_or_else(|poison| poison.into_inner()) = Some(body);
+    });
+    for (index, slot) in wanted.into_iter().zip(slots) {
+        if let Some(body) = slot.into_inner().unwrap_or_else(|poison| poison.into_inner()) {
+            out.functions[index] = body;
+        }
+    }
+    Ok(out)
+}
+
 /// Lowers the body of function `index` of a module lowered without it
-/// (`Bodies::NotInCore`). It reads only that function, so the kernels of a
+/// (`Bodies::NotInCore` or `Bodies::None`). It reads only that function, so the kernels of a
 /// module can be lowered one per task, on any thread.
 pub fn lower_body(module: &Module, index: usize, names: &Interned) -> Function {
     let function = &module.functions[index];

@@ -70,7 +70,7 @@ struct InsertCommFence {
 impl CclPass for InsertCommFence {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         // Unknown kinds are reported first, all of them, in module order.
-        let model = match model::lower_module(module, Bodies::NotInCore) {
+        let model = match model::lower_module_in_parallel(module, Bodies::NotInCore, cx) {
             Ok(model) => model,
             Err(bad) => {
                 for kind in bad {

@@ -146,7 +146,7 @@ pub struct VerifyCommOrder {
 type Checked = Result<(Module, Findings), Vec<model::BadKind>>;
 
 fn check(op: OperationRef<'_, '_>, cx: &PassContext<'_>) -> Checked {
-    let module = model::lower_module(op, Bodies::NotInCore)?;
+    let module = model::lower_module_in_parallel(op, Bodies::NotInCore, cx)?;
     let names = Interned::new(crate::ir::context_of(op));
     let findings = analyse_in_parallel(&module, &names, cx);
     Ok((module, findings))
