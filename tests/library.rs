@@ -104,7 +104,15 @@ fn statistics_of_a_run_are_values_and_a_report() {
     session.run(&pipeline, &mut program).unwrap();
     let stats = pipeline.statistics();
     let names: Vec<&str> = stats.iter().map(|s| s.argument.as_str()).collect();
-    assert_eq!(names, ["ccl-admit-launch-width", "ccl-insert-comm-fence", "ccl-verify-comm-order"]);
+    assert_eq!(
+        names,
+        [
+            "ccl-admit-launch-width",
+            "ccl-find-post-collective-kernels",
+            "ccl-insert-kernel-fence",
+            "ccl-verify-comm-order"
+        ]
+    );
     let admit: Vec<(&str, u64)> = stats[0].counters.snapshot().into_iter().map(|(s, v)| (s.name, v)).collect();
     assert_eq!(admit, [("ops-folded", 1), ("ops-merged", 0), ("ops-lowered", 0), ("launches-stamped", 1)]);
     let report = pipeline.statistics_report(Display::Pipeline);

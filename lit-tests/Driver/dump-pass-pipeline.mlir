@@ -16,12 +16,15 @@ func.func @f() {
 // Rust passes print with their options and feed back to -p unchanged.
 // RUN: ccl-opt %s --dump-pass-pipeline -p 'builtin.module(ccl-pipeline{max-blocks=32})' -o /dev/null 2> %t.dump
 // RUN: FileCheck %s --check-prefix=OPTIONS < %t.dump
-// OPTIONS: Pass Manager with 3 passes:
+// OPTIONS: Pass Manager with 4 passes:
 // OPTIONS-NEXT: builtin.module(
 // OPTIONS-NEXT:   func.func(
 // OPTIONS-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=32}
 // OPTIONS-NEXT:   ),
-// OPTIONS-NEXT:   ccl-insert-comm-fence,
+// OPTIONS-NEXT:   ccl-find-post-collective-kernels,
+// OPTIONS-NEXT:   func.func(
+// OPTIONS-NEXT:     ccl-insert-kernel-fence
+// OPTIONS-NEXT:   ),
 // OPTIONS-NEXT:   ccl-verify-comm-order{max-errors=0}
 // OPTIONS-NEXT: )
 // RUN: tail -n +2 %t.dump | sed -e 's/^ *//' | tr -d '\n' > %t.pipeline

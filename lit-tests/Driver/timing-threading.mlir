@@ -6,7 +6,9 @@
 // CHECK: 'func.func' Pipeline
 // CHECK: CSE
 // CHECK: CclAdmitLaunchWidth
-// CHECK: CclInsertCommFence
+// CHECK: CclFindPostCollectiveKernels
+// CHECK: 'func.func' Pipeline
+// CHECK: CclInsertKernelFence
 // CHECK: CclVerifyCommOrder
 // CHECK: Output
 // CHECK: Total

@@ -11,6 +11,7 @@
 
 use melior::ir::{operation::OperationLike, Location, OperationRef};
 use std::{
+    any::Any,
     fmt,
     sync::{
         atomic::{AtomicU64, Ordering},
@@ -320,14 +321,24 @@ impl Anchor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PassFailed;
 
-/// What the tool layer gives a running pass: MLIR's diagnostic engine and
-/// its thread pool.
+/// A value a pass computed about the op it ran on, for the passes nested
+/// under that op (MLIR's analysis manager keeps it).
+pub type Analysis = Box<dyn Any + Send + Sync>;
+
+/// What the tool layer gives a running pass: MLIR's diagnostic engine, its
+/// thread pool and its analysis manager.
 pub trait Host {
     /// Emits `report` through the diagnostic engine of its location's context.
     fn emit(&self, report: Report<'_>);
     /// Runs `task(i)` for every `i < count`, on the thread pool of the
     /// context the pass runs in (in order on this thread without threading).
     fn parallel_for(&self, count: usize, task: &(dyn Fn(usize) + Sync));
+    /// Caches `value` as the analysis of the op the pass runs on, preserved
+    /// by this run, until a later pass changes that op.
+    fn cache_analysis(&self, value: Analysis);
+    /// The analysis cached on the parent of the op the pass runs on, while
+    /// it is valid.
+    fn cached_parent_analysis(&self) -> Option<&(dyn Any + Send + Sync)>;
 }
 
 /// What a pass sees of the tool layer while it runs.
@@ -363,6 +374,19 @@ impl<'h> PassContext<'h> {
 
     pub fn parallel_for(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
         self.host.parallel_for(count, task);
+    }
+
+    /// Hands `value` to the passes nested under the op this pass runs on
+    /// ([`PassContext::cached_parent_analysis`]), through MLIR's analysis
+    /// manager: it stays valid until a pass changes the op.
+    pub fn cache_analysis<T: Any + Send + Sync>(&mut self, value: T) {
+        self.host.cache_analysis(Box::new(value));
+    }
+
+    /// What the pass that ran on the parent op cached, if it is still
+    /// valid and a `T`.
+    pub fn cached_parent_analysis<T: Any + Send + Sync>(&self) -> Option<&'h T> {
+        self.host.cached_parent_analysis().and_then(|value| value.downcast_ref::<T>())
     }
 }
 

@@ -34,8 +34,14 @@ pub use admit_launch_width::lanes;
 
 /// Every registered ccl pass, in `--list-passes` order.
 pub fn all_passes() -> &'static [&'static PassInfo] {
-    static PASSES: &[&PassInfo] =
-        &[&admit_launch_width::INFO, &lower_all_to_all_v::INFO, &insert_comm_fence::INFO, &verify_comm_order::INFO];
+    static PASSES: &[&PassInfo] = &[
+        &admit_launch_width::INFO,
+        &lower_all_to_all_v::INFO,
+        &insert_comm_fence::INFO,
+        &insert_comm_fence::nested::FIND_INFO,
+        &insert_comm_fence::nested::KERNEL_INFO,
+        &verify_comm_order::INFO,
+    ];
     PASSES
 }
 
@@ -61,13 +67,15 @@ fn build_ccl_pipeline(values: OptionValues<'_>) -> String {
     let options = PipelineOptions::from_values(values);
     let lower =
         if options.lower_collectives { format!("{},", lower_all_to_all_v::INFO.argument) } else { String::new() };
-    // Admission per function (docs/passes/admit-launch-width.md): a module
-    // pass that rewrites anything makes MLIR re-verify the whole module.
+    // Admission and the insertions per function, the insert pass's scan on
+    // its own (docs/passes/insert-comm-fence.md): a module pass that
+    // rewrites anything makes MLIR re-verify the whole module.
     format!(
-        "func.func({}{{max-blocks={}}}),{lower}{},{}",
+        "func.func({}{{max-blocks={}}}),{lower}{},func.func({}),{}",
         admit_launch_width::INFO.argument,
         options.max_blocks,
-        insert_comm_fence::INFO.argument,
+        insert_comm_fence::nested::FIND_INFO.argument,
+        insert_comm_fence::nested::KERNEL_INFO.argument,
         verify_comm_order::INFO.argument
     )
 }

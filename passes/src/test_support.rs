@@ -3,7 +3,7 @@
 //! hand to see what it declared changed.
 
 use crate::{
-    framework::{Counters, Host, OptionValues, PassContext, PassInfo, Report},
+    framework::{Analysis, Counters, Host, OptionValues, PassContext, PassFailed, PassInfo, Report},
     names::Interned,
 };
 use melior::{
@@ -35,10 +35,13 @@ pub fn interned(module: &Module<'_>) -> Interned {
 }
 
 /// What a pass run reported, as text, and its thread pool: the tasks in
-/// order on this thread.
+/// order on this thread; `parent` plays the analysis a pass on the parent
+/// op cached, `cached` collects what the run caches.
 #[derive(Default)]
 pub struct TestHost {
     pub reports: std::cell::RefCell<Vec<String>>,
+    pub parent: Option<Analysis>,
+    pub cached: std::cell::RefCell<Vec<Analysis>>,
 }
 
 impl Host for TestHost {
@@ -49,17 +52,35 @@ impl Host for TestHost {
     fn parallel_for(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
         (0..count).for_each(task);
     }
+
+    fn cache_analysis(&self, value: Analysis) {
+        self.cached.borrow_mut().push(value);
+    }
+
+    fn cached_parent_analysis(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.parent.as_deref()
+    }
 }
 
 /// One run of `info` (default options) on `op` that must succeed: whether
 /// it declared that it changed nothing, and the statistics after it.
-pub fn run_pass(info: &PassInfo, op: OperationRef<'_, '_>) -> (bool, Vec<(&'static str, u64)>) {
+pub fn run_pass(info: &PassInfo, op: OperationRef<'_, '_>) -> RunOutcome {
+    let host = TestHost::default();
+    let outcome = run_pass_with(info, op, &host).expect("the pass succeeds");
+    assert!(host.reports.borrow().is_empty(), "{:?}", host.reports.borrow());
+    outcome
+}
+
+/// One run of `info` (default options) on `op` with `host`, which keeps
+/// what the run reported and cached.
+pub fn run_pass_with(info: &PassInfo, op: OperationRef<'_, '_>, host: &TestHost) -> Result<RunOutcome, PassFailed> {
     let counters = Counters::new(info.statistics);
     let defaults = OptionValues::defaults(info.options);
     let mut pass = (info.create)(OptionValues(&defaults), &counters);
-    let host = TestHost::default();
-    let mut cx = PassContext::new(&host);
-    pass.run(op, &mut cx).expect("the pass succeeds");
-    assert!(host.reports.borrow().is_empty(), "{:?}", host.reports.borrow());
-    (cx.preserved_all(), counters.snapshot().into_iter().map(|(spec, value)| (spec.name, value)).collect())
+    let mut cx = PassContext::new(host);
+    pass.run(op, &mut cx)?;
+    Ok((cx.preserved_all(), counters.snapshot().into_iter().map(|(spec, value)| (spec.name, value)).collect()))
 }
+
+/// Whether a run declared that it changed nothing, and its statistics.
+pub type RunOutcome = (bool, Vec<(&'static str, u64)>);

@@ -9,8 +9,8 @@ use super::{
     sys,
 };
 use cclir_passes::framework::{
-    check_options, CclPass, Counters, Host, OptionKind, OptionSpec, OptionValues, PassContext, PassInfo, PipelineInfo,
-    Report, Severity,
+    check_options, Analysis, CclPass, Counters, Host, OptionKind, OptionSpec, OptionValues, PassContext, PassInfo,
+    PipelineInfo, Report, Severity,
 };
 use melior::ir::{operation::OperationLike, OperationRef};
 use mlir_sys::{MlirLocation, MlirOperation};
@@ -234,6 +234,7 @@ unsafe extern "C" fn run(
     statistics: *mut c_void,
     values: *const i64,
     op: MlirOperation,
+    instance: *mut c_void,
 ) -> c_int {
     let info = unsafe { pass_of(rust) };
     let operation = unsafe { OperationRef::from_raw(op) };
@@ -246,7 +247,7 @@ unsafe extern "C" fn run(
             *slot = Box::into_raw(Box::new(pass)) as *mut c_void;
         }
         let pass = unsafe { &mut *(*slot as *mut State) };
-        let host = MlirHost { context: unsafe { mlir_sys::mlirOperationGetContext(op) } };
+        let host = MlirHost { context: unsafe { mlir_sys::mlirOperationGetContext(op) }, instance };
         let mut cx = PassContext::new(&host);
         let result = pass.run(operation, &mut cx);
         (result, cx.preserved_all())
@@ -274,9 +275,12 @@ unsafe extern "C" fn destroy_state(_rust: *const c_void, state: *mut c_void) {
     }
 }
 
-/// MLIR's diagnostic engine and thread pool, for a running pass.
+/// MLIR's diagnostic engine, thread pool and analysis manager, for a
+/// running pass.
 struct MlirHost {
     context: mlir_sys::MlirContext,
+    /// The running C++ pass instance.
+    instance: *mut c_void,
 }
 
 impl Host for MlirHost {
@@ -287,6 +291,24 @@ impl Host for MlirHost {
     fn parallel_for(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
         parallel_for(self.context, count, task);
     }
+
+    fn cache_analysis(&self, value: Analysis) {
+        // A thin pointer to the boxed trait object crosses the boundary.
+        let value = Box::into_raw(Box::new(value)) as *mut c_void;
+        unsafe { sys::cclPassCacheAnalysis(self.instance, value, drop_analysis) };
+    }
+
+    fn cached_parent_analysis(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        let value = unsafe { sys::cclPassCachedParentAnalysis(self.instance) } as *const Analysis;
+        // MLIR keeps the parent's analyses while the passes nested under it
+        // run, so the value outlives this pass run.
+        unsafe { value.as_ref() }.map(|boxed| &**boxed)
+    }
+}
+
+/// Called by MLIR's analysis manager when it drops a cached Rust analysis.
+unsafe extern "C" fn drop_analysis(value: *mut c_void) {
+    let _ = crate::panic::catch_in_callback(|| drop(unsafe { Box::from_raw(value as *mut Analysis) }));
 }
 
 fn severity_code(severity: Severity) -> c_int {

@@ -46,6 +46,7 @@ pub struct CclPassCallbacks {
         statistics: *mut c_void,
         values: *const i64,
         op: MlirOperation,
+        pass: *mut c_void,
     ) -> c_int,
     pub destroy_state: unsafe extern "C" fn(rust: *const c_void, state: *mut c_void),
 }
@@ -107,6 +108,8 @@ extern "C" {
     pub fn cclRegisterRustPass(info: *const CclPassInfo, callbacks: *const CclPassCallbacks);
     pub fn cclRegisterRustPipeline(info: *const CclPipelineInfo);
     pub fn cclRegisterAllPasses(register_rust: CclRegisterFn);
+    pub fn cclPassCacheAnalysis(pass: *mut c_void, value: *mut c_void, drop: unsafe extern "C" fn(value: *mut c_void));
+    pub fn cclPassCachedParentAnalysis(pass: *mut c_void) -> *const c_void;
     pub fn cclParallelFor(
         context: MlirContext,
         n: usize,

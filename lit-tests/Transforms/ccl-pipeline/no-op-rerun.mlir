@@ -14,23 +14,29 @@
 // ONCE-NEXT:   (S) 1 ops-folded
 // ONCE-NEXT:   (S) 0 ops-lowered
 // ONCE-NEXT:   (S) 0 ops-merged
-// ONCE-NEXT: CclInsertCommFence
-// ONCE-NEXT:   (S) 3 fences
+// ONCE-NEXT: CclFindPostCollectiveKernels
 // ONCE-NEXT:   (S) 3 kernels-marked
 // ONCE-NEXT:   (S) 1 loops-rescanned
-// ONCE-NEXT:   (S) 3 prologues
-// ONCE-NEXT:   (S) 2 region-invalidates
-// ONCE-NEXT:   (S) 1 whole-gm-invalidates
+// ONCE-NEXT:   (S) 0 wrapper-publishes
+// ONCE-NEXT: 'func.func' Pipeline
+// ONCE-NEXT:   CclInsertKernelFence
+// ONCE-NEXT:     (S) 3 fences
+// ONCE-NEXT:     (S) 3 prologues
+// ONCE-NEXT:     (S) 2 region-invalidates
+// ONCE-NEXT:     (S) 1 whole-gm-invalidates
 
 // TWICE:      CclAdmitLaunchWidth
 // TWICE-NEXT:   (S) 0 launches-stamped
 // TWICE-NEXT:   (S) 0 ops-folded
 // TWICE-NEXT:   (S) 0 ops-lowered
 // TWICE-NEXT:   (S) 0 ops-merged
-// TWICE-NEXT: CclInsertCommFence
-// TWICE-NEXT:   (S) 0 fences
+// TWICE-NEXT: CclFindPostCollectiveKernels
 // TWICE-NEXT:   (S) 3 kernels-marked
 // TWICE-NEXT:   (S) 1 loops-rescanned
-// TWICE-NEXT:   (S) 0 prologues
-// TWICE-NEXT:   (S) 0 region-invalidates
-// TWICE-NEXT:   (S) 0 whole-gm-invalidates
+// TWICE-NEXT:   (S) 0 wrapper-publishes
+// TWICE-NEXT: 'func.func' Pipeline
+// TWICE-NEXT:   CclInsertKernelFence
+// TWICE-NEXT:     (S) 0 fences
+// TWICE-NEXT:     (S) 0 prologues
+// TWICE-NEXT:     (S) 0 region-invalidates
+// TWICE-NEXT:     (S) 0 whole-gm-invalidates

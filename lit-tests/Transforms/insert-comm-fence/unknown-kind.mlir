@@ -1,6 +1,9 @@
 // A ccl.kind that docs/semantics.md does not list is a located error naming the
 // accepted kinds, and the pass fails. Every bad function is reported.
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' --verify-diagnostics
+// The same errors from the scan of the split form ccl-pipeline runs.
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels)' --verify-diagnostics
+// RUN: ccl-opt %s -p 'builtin.module(ccl-pipeline)' --verify-diagnostics
 // Nothing is printed and the exit code is 1 without --verify-diagnostics.
 // RUN: not ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' > %t.out 2> %t.err
 // RUN: count 0 < %t.out

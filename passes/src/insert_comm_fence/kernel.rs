@@ -111,6 +111,13 @@ pub struct Inserted {
     pub fences: u64,
 }
 
+impl Inserted {
+    /// How many ops, of all kinds.
+    pub fn ops(&self) -> u64 {
+        self.region_invalidates + self.whole_invalidates + self.fences
+    }
+}
+
 /// Makes the insertions of `plan`.
 pub fn apply<'c, 'a>(plan: &[(OperationRef<'c, 'a>, Marker<'c, 'a>)]) -> Inserted {
     let mut inserted = Inserted::default();
@@ -155,14 +162,17 @@ thread_local! {
 pub fn run_phase_a(names: &Interned, kernels: &[OpHandle], cx: &PassContext<'_>, stats: &InsertStatistics) -> u64 {
     let total = std::sync::atomic::AtomicU64::new(0);
     cx.parallel_for(kernels.len(), &|index| {
-        let func = ir::op_at(kernels[index]);
-        let plan = MEMO.with(|memo| plan(func, names, &mut memo.borrow_mut()));
-        let inserted = apply(&plan);
+        let inserted = insert_markers(ir::op_at(kernels[index]), names);
         stats.region_invalidates.add(inserted.region_invalidates);
         stats.whole_invalidates.add(inserted.whole_invalidates);
         stats.fences.add(inserted.fences);
-        let ops = inserted.region_invalidates + inserted.whole_invalidates + inserted.fences;
-        total.fetch_add(ops, std::sync::atomic::Ordering::Relaxed);
+        total.fetch_add(inserted.ops(), std::sync::atomic::Ordering::Relaxed);
     });
     total.into_inner()
+}
+
+/// Phase A on one InCore function.
+pub fn insert_markers(func: OperationRef<'_, '_>, names: &Interned) -> Inserted {
+    let plan = MEMO.with(|memo| plan(func, names, &mut memo.borrow_mut()));
+    apply(&plan)
 }

@@ -18,9 +18,12 @@
 //!    scheduling.
 //!
 //! [`purity`] is the three-state pure-wait-loop classification of Phase A
-//! and its "reads memory" test.
+//! and its "reads memory" test. [`nested`] runs the same rules as a
+//! module-level scan and a function pass, the form `ccl-pipeline` uses so
+//! that MLIR re-verifies only the kernels the insertions changed.
 
 pub mod kernel;
+pub mod nested;
 pub mod prologue;
 pub mod purity;
 

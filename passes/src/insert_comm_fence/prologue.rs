@@ -13,6 +13,7 @@ use crate::{
     ir,
     names::{FunctionKind, Interned},
 };
+use melior::ir::OperationRef;
 
 /// What the scan found.
 #[derive(Clone, Debug, Default)]
@@ -61,18 +62,19 @@ pub fn mark(module: &Module) -> Marked {
 /// Puts the prologue into each marked kernel whose first two ops are not
 /// already the prologue (a declaration gets nothing); returns how many.
 pub fn insert(names: &Interned, module: &Module, marked: &[usize]) -> u64 {
-    let mut inserted = 0;
-    for &f in marked {
-        let func = model::op_ref(module.functions[f].op);
-        let Some(entry) = ir::entry_block(func) else { continue };
-        let mut first = ir::ops(entry);
-        let present = first.next().is_some_and(|op| ir::is_whole_cache_invalid(names, op))
-            && first.next().is_some_and(|op| ir::is_fence(names, op));
-        if !present {
-            let location = melior::ir::operation::OperationLike::location(&func);
-            ir::insert_at_start(entry, vec![ir::create_cache_invalid(location, None), ir::create_fence(location)]);
-            inserted += 1;
-        }
+    marked.iter().filter(|&&f| insert_into(names, model::op_ref(module.functions[f].op))).count() as u64
+}
+
+/// Puts the prologue into kernel `func` unless its first two ops are the
+/// prologue already or it is a declaration; whether it did.
+pub fn insert_into(names: &Interned, func: OperationRef<'_, '_>) -> bool {
+    let Some(entry) = ir::entry_block(func) else { return false };
+    let mut first = ir::ops(entry);
+    let present = first.next().is_some_and(|op| ir::is_whole_cache_invalid(names, op))
+        && first.next().is_some_and(|op| ir::is_fence(names, op));
+    if !present {
+        let location = melior::ir::operation::OperationLike::location(&func);
+        ir::insert_at_start(entry, vec![ir::create_cache_invalid(location, None), ir::create_fence(location)]);
     }
-    inserted
+    !present
 }

@@ -209,3 +209,35 @@ fn a_run_declares_whether_it_changed_anything_and_a_rerun_changes_nothing() {
         ]
     );
 }
+
+#[test]
+fn the_split_passes_hand_the_marks_over_and_insert_what_the_module_pass_does() {
+    use super::nested::{FIND_INFO, KERNEL_INFO};
+    use crate::test_support::{run_pass, run_pass_with, TestHost};
+    let context = context();
+    let expected = parse(&context, CHANGES_PROGRAM);
+    run_pass(&super::INFO, expected.as_operation());
+
+    let module = parse(&context, CHANGES_PROGRAM);
+    let scan = TestHost::default();
+    let (preserved, found) = run_pass_with(&FIND_INFO, module.as_operation(), &scan).expect("the scan succeeds");
+    assert!(preserved, "the scan changes nothing");
+    assert_eq!(found, [("kernels-marked", 2), ("loops-rescanned", 0), ("wrapper-publishes", 0)]);
+    let marks = scan.cached.borrow_mut().pop().expect("the scan caches its marks");
+    let kernels = TestHost { parent: Some(marks), ..TestHost::default() };
+    let mut prologues = 0;
+    for name in ["publish", "done", "helper", "main"] {
+        let (_, stats) =
+            run_pass_with(&KERNEL_INFO, function(&module, name), &kernels).expect("the insertions succeed");
+        prologues += stats.iter().find(|(stat, _)| *stat == "prologues").map_or(0, |&(_, count)| count);
+    }
+    assert_eq!(prologues, 1, "@publish gets one; @done has its own");
+    assert_eq!(module.as_operation().to_string(), expected.as_operation().to_string());
+
+    // Without the marks, a kernel is refused and anything else left alone.
+    let bare = TestHost::default();
+    let fresh = parse(&context, CHANGES_PROGRAM);
+    assert!(run_pass_with(&KERNEL_INFO, function(&fresh, "helper"), &bare).expect("no marks needed").0);
+    assert!(run_pass_with(&KERNEL_INFO, function(&fresh, "publish"), &bare).is_err());
+    assert!(bare.reports.borrow()[0].contains("needs 'ccl-find-post-collective-kernels'"), "{:?}", bare.reports);
+}

@@ -59,14 +59,26 @@ typedef struct {
   /// message (owned by Rust, valid until the next call) and returns 0.
   int (*check_options)(const void *rust, const int64_t *values, const char **message);
   /// Runs the pass on `op`; returns a CCL_RUN_* code. A panic is caught on
-  /// the Rust side and reported as an error at `op`.
-  int (*run)(const void *rust, void **state, void *statistics, const int64_t *values, MlirOperation op);
+  /// the Rust side and reported as an error at `op`. `pass` is the running
+  /// instance, for cclPassCacheAnalysis and cclPassCachedParentAnalysis.
+  int (*run)(const void *rust, void **state, void *statistics, const int64_t *values, MlirOperation op,
+             void *pass);
   void (*destroy_state)(const void *rust, void *state);
 } CclPassCallbacks;
 
 /// Registers `info` (copied by reference: it must live for the process)
 /// with MLIR's global pass registry.
 void cclRegisterRustPass(const CclPassInfo *info, const CclPassCallbacks *callbacks);
+
+/// Caches `value` as an analysis of the op the running Rust `pass` runs on,
+/// kept as preserved by this run: MLIR's analysis manager owns it from now
+/// on and calls `drop(value)` when a later pass invalidates it (or the
+/// cache is torn down). One slot per op: a second value replaces the first.
+void cclPassCacheAnalysis(void *pass, void *value, void (*drop)(void *value));
+
+/// The value cached with cclPassCacheAnalysis on the parent op of the op
+/// `pass` runs on, if it is still valid; null otherwise.
+const void *cclPassCachedParentAnalysis(void *pass);
 
 /// A named pipeline with options, registered like a pass pipeline: `build`
 /// gets the option values and writes the pipeline's elements (comma

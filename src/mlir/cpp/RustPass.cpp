@@ -96,6 +96,34 @@ TypeID typeIdOf(const CclPassInfo *info) {
 
 } // namespace
 
+namespace cclir {
+
+/// A value a Rust pass computed for the op it ran on, cached in MLIR's
+/// analysis manager so that the passes nested under that op can read it
+/// (`getCachedParentAnalysis`) until a pass changes the op.
+struct RustAnalysis {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RustAnalysis)
+
+  explicit RustAnalysis(Operation *) {}
+  RustAnalysis(const RustAnalysis &) = delete;
+  RustAnalysis &operator=(const RustAnalysis &) = delete;
+  ~RustAnalysis() { reset(nullptr, nullptr); }
+
+  void reset(void *newValue, void (*newDrop)(void *)) {
+    if (value)
+      drop(value);
+    value = newValue;
+    drop = newDrop;
+  }
+
+  void *value = nullptr;
+  void (*drop)(void *) = nullptr;
+};
+
+} // namespace cclir
+
+using cclir::RustAnalysis;
+
 class RustPass : public Pass {
 public:
   RustPass(const CclPassInfo *info, const CclPassCallbacks *callbacks, void *statistics)
@@ -146,11 +174,21 @@ public:
 
   void runOnOperation() override {
     std::vector<int64_t> values = options.values();
-    int outcome = callbacks->run(info->rust, &state, statistics, values.data(), wrap(getOperation()));
+    int outcome = callbacks->run(info->rust, &state, statistics, values.data(), wrap(getOperation()), this);
     if (outcome == CCL_RUN_FAILED)
       return signalPassFailure();
     if (outcome == CCL_RUN_PRESERVED_ALL)
       markAllAnalysesPreserved();
+  }
+
+  void cacheAnalysis(void *value, void (*drop)(void *)) {
+    getAnalysis<RustAnalysis>().reset(value, drop);
+    markAnalysesPreserved<RustAnalysis>();
+  }
+
+  const void *cachedParentAnalysis() {
+    auto cached = getCachedParentAnalysis<RustAnalysis>();
+    return cached ? cached->get().value : nullptr;
   }
 
   std::unique_ptr<Pass> clonePass() const override {
@@ -204,6 +242,14 @@ void appendTo(void *buffer, const char *data, size_t length) {
 
 extern "C" void cclRegisterRustPass(const CclPassInfo *info, const CclPassCallbacks *callbacks) {
   registerPass([info, callbacks]() { return RustPass::create(info, callbacks); });
+}
+
+extern "C" void cclPassCacheAnalysis(void *pass, void *value, void (*drop)(void *)) {
+  static_cast<RustPass *>(pass)->cacheAnalysis(value, drop);
+}
+
+extern "C" const void *cclPassCachedParentAnalysis(void *pass) {
+  return static_cast<RustPass *>(pass)->cachedParentAnalysis();
 }
 
 extern "C" void cclRegisterRustPipeline(const CclPipelineInfo *info) {

@@ -1,0 +1,148 @@
+//! `ccl-insert-comm-fence` as two passes, for pipelines: the module-level
+//! scan of Phase B alone, then the per-function insertions (Phase A and the
+//! prologue) as a function pass. `ccl-pipeline` runs them this way.
+//!
+//! Why two: MLIR re-verifies the whole module after a module pass that
+//! changed anything, but after a function pass only the functions it
+//! changed. The insertions touch only kernels, so as a function pass they
+//! cost a verification of the kernels, not of every function (at 1M ops,
+//! kernels are about 60% of them). The scan changes nothing, so it costs no
+//! verification at all.
+//!
+//! The kernels the scan marks reach the function pass through MLIR's
+//! analysis manager: the scan caches [`PostCollectiveKernels`] on the
+//! module, and each function pass reads it as its parent's cached
+//! analysis. Any pass that changes the module between the two drops it, and
+//! the function pass then refuses to run rather than leave prologues out.
+
+use super::{kernel, prologue};
+use crate::{
+    comm_order::model::{self, Bodies, OpHandle},
+    framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
+    ir,
+    names::{FunctionKind, Interned},
+    pass_statistics,
+};
+use melior::ir::OperationRef;
+use rustc_hash::FxHashSet;
+
+/// What `ccl-find-post-collective-kernels` found: the kernels that need the
+/// prologue, by operation.
+#[derive(Clone, Debug, Default)]
+pub struct PostCollectiveKernels {
+    pub marked: FxHashSet<OpHandle>,
+}
+
+pass_statistics! {
+    /// What one scan found.
+    pub struct FindStatistics {
+        kernels_marked: "kernels-marked", "InCore functions marked as post-collective consumers",
+        loops_rescanned: "loops-rescanned", "Sequential loop bodies (or multi-block regions) rescanned with seen = true",
+        wrapper_publishes: "wrapper-publishes", "Calls that publish because the orchestration-like function they call publishes",
+    }
+}
+
+pub static FIND_INFO: PassInfo = PassInfo {
+    argument: "ccl-find-post-collective-kernels",
+    name: "CclFindPostCollectiveKernels",
+    summary:
+        "Find the kernels launched after a collective (Phase B of ccl-insert-comm-fence), for ccl-insert-kernel-fence",
+    anchor: Anchor::Module,
+    dependent_dialects: &[],
+    options: &[],
+    statistics: FindStatistics::SPECS,
+    create: create_find,
+};
+
+fn create_find(_: OptionValues<'_>, counters: &Counters) -> Box<dyn CclPass> {
+    Box::new(FindPostCollectiveKernels { stats: FindStatistics::bind(counters) })
+}
+
+struct FindPostCollectiveKernels {
+    stats: FindStatistics,
+}
+
+impl CclPass for FindPostCollectiveKernels {
+    fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        // Only reads: MLIR keeps every analysis, and verifies nothing.
+        cx.preserve_all();
+        let model = match model::lower_module_in_parallel(module, Bodies::NotInCore, cx) {
+            Ok(model) => model,
+            Err(bad) => {
+                for kind in bad {
+                    cx.report(Report::error_at(model::op_ref(kind.op), kind.message));
+                }
+                return Err(PassFailed);
+            }
+        };
+        let outcome = prologue::mark(&model);
+        self.stats.kernels_marked.add(outcome.marked.len() as u64);
+        self.stats.loops_rescanned.add(outcome.scan.rescans);
+        self.stats.wrapper_publishes.add(outcome.scan.wrapper_publishes);
+        let marked = outcome.marked.iter().map(|&f| model.functions[f].op).collect();
+        cx.cache_analysis(PostCollectiveKernels { marked });
+        Ok(())
+    }
+}
+
+pass_statistics! {
+    /// What one run inserted.
+    pub struct KernelStatistics {
+        region_invalidates: "region-invalidates", "Region ccl.cacheinvalid(dst) inserted after local publishes",
+        whole_invalidates: "whole-gm-invalidates", "Whole-GM ccl.cacheinvalid() inserted in kernel bodies (opaque publishes, waits, pure wait loops; prologues not included)",
+        fences: "fences", "ccl.fence inserted after publishes in kernel bodies (prologues not included)",
+        prologues: "prologues", "Kernel prologues (ccl.cacheinvalid() + ccl.fence) inserted",
+    }
+}
+
+pub static KERNEL_INFO: PassInfo = PassInfo {
+    argument: "ccl-insert-kernel-fence",
+    name: "CclInsertKernelFence",
+    summary: "Insert the markers of ccl-insert-comm-fence into one function: Phase A, and the prologue where ccl-find-post-collective-kernels marked it",
+    anchor: Anchor::Function,
+    dependent_dialects: &["ccl"],
+    options: &[],
+    statistics: KernelStatistics::SPECS,
+    create: create_kernel,
+};
+
+fn create_kernel(_: OptionValues<'_>, counters: &Counters) -> Box<dyn CclPass> {
+    Box::new(InsertKernelFence { stats: KernelStatistics::bind(counters), names: None })
+}
+
+struct InsertKernelFence {
+    stats: KernelStatistics,
+    names: Option<Interned>,
+}
+
+impl CclPass for InsertKernelFence {
+    fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let kind = ir::function_kind(func).map_err(|unknown| cx.fail(Report::error_at(func, unknown.to_string())))?;
+        if kind != FunctionKind::InCore {
+            cx.preserve_all();
+            return Ok(());
+        }
+        let Some(found) = cx.cached_parent_analysis::<PostCollectiveKernels>() else {
+            return Err(cx.fail(Report::error_at(
+                func,
+                format!(
+                    "'{}' needs '{}' to run on the enclosing module first (as in ccl-pipeline); or use '{}'",
+                    KERNEL_INFO.argument,
+                    FIND_INFO.argument,
+                    super::INFO.argument
+                ),
+            )));
+        };
+        let names = Interned::cached(&mut self.names, func);
+        let inserted = kernel::insert_markers(func, names);
+        self.stats.region_invalidates.add(inserted.region_invalidates);
+        self.stats.whole_invalidates.add(inserted.whole_invalidates);
+        self.stats.fences.add(inserted.fences);
+        let prologue = found.marked.contains(&ir::op_key(func)) && prologue::insert_into(names, func);
+        self.stats.prologues.add(prologue as u64);
+        if inserted.ops() == 0 && !prologue {
+            cx.preserve_all();
+        }
+        Ok(())
+    }
+}
