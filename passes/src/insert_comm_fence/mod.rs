@@ -31,7 +31,7 @@ pub mod purity;
 mod tests;
 
 use crate::{
-    comm_order::model::{self, Bodies},
+    comm_order::model::{self, Bodies, Module},
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
     names::{FunctionKind, Interned},
     pass_statistics,
@@ -73,15 +73,7 @@ struct InsertCommFence {
 impl CclPass for InsertCommFence {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         // Unknown kinds are reported first, all of them, in module order.
-        let model = match model::lower_module_in_parallel(module, Bodies::NotInCore, cx) {
-            Ok(model) => model,
-            Err(bad) => {
-                for kind in bad {
-                    cx.report(Report::error_at(model::op_ref(kind.op), kind.message));
-                }
-                return Err(PassFailed);
-            }
-        };
+        let model = lower_reporting_unknown_kinds(module, cx)?;
         let names = Interned::new(crate::ir::context_of(module));
         let kernels: Vec<_> = model.functions.iter().filter(|f| f.kind == FunctionKind::InCore).map(|f| f.op).collect();
         let inserted = kernel::run_phase_a(&names, &kernels, cx, &self.stats);
@@ -96,4 +88,15 @@ impl CclPass for InsertCommFence {
         }
         Ok(())
     }
+}
+
+/// The model both phases read (orchestration bodies only), or an error at
+/// each function of unknown kind, all of them in module order.
+fn lower_reporting_unknown_kinds(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<Module, PassFailed> {
+    model::lower_module_in_parallel(module, Bodies::NotInCore, cx).map_err(|bad| {
+        for kind in bad {
+            cx.report(Report::error_at(model::op_ref(kind.op), kind.message));
+        }
+        PassFailed
+    })
 }

@@ -17,7 +17,7 @@
 
 use super::{kernel, prologue};
 use crate::{
-    comm_order::model::{self, Bodies, OpHandle},
+    comm_order::model::OpHandle,
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
     ir,
     names::{FunctionKind, Interned},
@@ -66,15 +66,7 @@ impl CclPass for FindPostCollectiveKernels {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         // Only reads: MLIR keeps every analysis, and verifies nothing.
         cx.preserve_all();
-        let model = match model::lower_module_in_parallel(module, Bodies::NotInCore, cx) {
-            Ok(model) => model,
-            Err(bad) => {
-                for kind in bad {
-                    cx.report(Report::error_at(model::op_ref(kind.op), kind.message));
-                }
-                return Err(PassFailed);
-            }
-        };
+        let model = super::lower_reporting_unknown_kinds(module, cx)?;
         let outcome = prologue::mark(&model);
         self.stats.kernels_marked.add(outcome.marked.len() as u64);
         self.stats.loops_rescanned.add(outcome.scan.rescans);
