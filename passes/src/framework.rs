@@ -376,6 +376,19 @@ impl<'h> PassContext<'h> {
         self.host.parallel_for(count, task);
     }
 
+    /// `task(i)` for every `i < count`, run as [`PassContext::parallel_for`]
+    /// runs them, collected in index order.
+    pub fn parallel_map<T: Send>(&self, count: usize, task: impl Fn(usize) -> T + Sync) -> Vec<T> {
+        let slots: Vec<std::sync::Mutex<Option<T>>> = (0..count).map(|_| std::sync::Mutex::new(None)).collect();
+        self.parallel_for(count, &|index| {
+            *slots[index].lock().unwrap_or_else(|poison| poison.into_inner()) = Some(task(index));
+        });
+        slots
+            .into_iter()
+            .map(|slot| slot.into_inner().unwrap_or_else(|poison| poison.into_inner()).expect("every task ran"))
+            .collect()
+    }
+
     /// Hands `value` to the passes nested under the op this pass runs on
     /// ([`PassContext::cached_parent_analysis`]), through MLIR's analysis
     /// manager: it stays valid until a pass changes the op.

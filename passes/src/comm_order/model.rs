@@ -242,22 +242,16 @@ pub fn lower_module_in_parallel(
     let mut out = lower_module(module, Bodies::None)?;
     let names = Interned::new(ir::context_of(module));
     let wanted: Vec<usize> = (0..out.functions.len()).filter(|&f| bodies.wants(out.functions[f].kind)).collect();
-    let slots: Vec<std::sync::Mutex<Option<Function>>> = wanted.iter().map(|_| Default::default()).collect();
-    cx.parallel_for(wanted.len(), &|task| {
-        let body = lower_body(&out, wanted[task], &names);
-        *slots[task].lock().unwrap_or_else(|poison| poison.into_inner()) = Some(body);
-    });
-    for (index, slot) in wanted.into_iter().zip(slots) {
-        if let Some(body) = slot.into_inner().unwrap_or_else(|poison| poison.into_inner()) {
-            out.functions[index] = body;
-        }
+    let lowered = cx.parallel_map(wanted.len(), |task| lower_body(&out, wanted[task], &names));
+    for (index, body) in wanted.into_iter().zip(lowered) {
+        out.functions[index] = body;
     }
     Ok(out)
 }
 
 /// Lowers the body of function `index` of a module lowered without it
-/// (`Bodies::NotInCore` or `Bodies::None`). It reads only that function, so the kernels of a
-/// module can be lowered one per task, on any thread.
+/// (`Bodies::NotInCore` or `Bodies::None`). It reads only that function,
+/// so the functions of a module can be lowered one per task, on any thread.
 pub fn lower_body(module: &Module, index: usize, names: &Interned) -> Function {
     let function = &module.functions[index];
     let mut window_types = FxHashMap::default();

@@ -100,15 +100,11 @@ pub fn analyse(module: &Module) -> Findings {
 pub fn analyse_in_parallel(module: &Module, names: &Interned, cx: &PassContext<'_>) -> Findings {
     let kernels: Vec<usize> =
         (0..module.functions.len()).filter(|&i| module.functions[i].kind == FunctionKind::InCore).collect();
-    let slots: Vec<std::sync::Mutex<Option<KernelReport>>> =
-        kernels.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    cx.parallel_for(kernels.len(), &|task| {
-        let report = kernel::check(&model::lower_body(module, kernels[task], names));
-        *slots[task].lock().unwrap_or_else(|poison| poison.into_inner()) = Some(report);
-    });
+    let checked =
+        cx.parallel_map(kernels.len(), |task| kernel::check(&model::lower_body(module, kernels[task], names)));
     let mut reports: Vec<Option<KernelReport>> = vec![None; module.functions.len()];
-    for (index, slot) in kernels.into_iter().zip(slots) {
-        reports[index] = slot.into_inner().unwrap_or_else(|poison| poison.into_inner());
+    for (index, report) in kernels.into_iter().zip(checked) {
+        reports[index] = Some(report);
     }
     combine(module, reports)
 }
