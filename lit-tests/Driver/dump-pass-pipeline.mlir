@@ -16,13 +16,11 @@ func.func @f() {
 // Rust passes print with their options and feed back to -p unchanged.
 // RUN: ccl-opt %s --dump-pass-pipeline -p 'builtin.module(ccl-pipeline{max-blocks=32})' -o /dev/null 2> %t.dump
 // RUN: FileCheck %s --check-prefix=OPTIONS < %t.dump
-// OPTIONS: Pass Manager with 4 passes:
+// OPTIONS: Pass Manager with 3 passes:
 // OPTIONS-NEXT: builtin.module(
-// OPTIONS-NEXT:   func.func(
-// OPTIONS-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=32}
-// OPTIONS-NEXT:   ),
 // OPTIONS-NEXT:   ccl-find-post-collective-kernels,
 // OPTIONS-NEXT:   func.func(
+// OPTIONS-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=32},
 // OPTIONS-NEXT:     ccl-insert-kernel-fence
 // OPTIONS-NEXT:   ),
 // OPTIONS-NEXT:   ccl-verify-comm-order{max-errors=0}
@@ -30,3 +28,18 @@ func.func @f() {
 // RUN: tail -n +2 %t.dump | sed -e 's/^ *//' | tr -d '\n' > %t.pipeline
 // RUN: ccl-opt %s --dump-pass-pipeline -p "$(cat %t.pipeline)" -o /dev/null 2> %t.again
 // RUN: diff %t.dump %t.again
+
+// With the lowering, admission runs before it and the scan after it, so the
+// two per-function steps get an adaptor each.
+// RUN: ccl-opt %s --dump-pass-pipeline -p 'builtin.module(ccl-pipeline{lower-collectives=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOWER
+// LOWER:      builtin.module(
+// LOWER-NEXT:   func.func(
+// LOWER-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=0}
+// LOWER-NEXT:   ),
+// LOWER-NEXT:   ccl-lower-all-to-all-v{late-snapshot=false},
+// LOWER-NEXT:   ccl-find-post-collective-kernels,
+// LOWER-NEXT:   func.func(
+// LOWER-NEXT:     ccl-insert-kernel-fence
+// LOWER-NEXT:   ),
+// LOWER-NEXT:   ccl-verify-comm-order{max-errors=0}
+// LOWER-NEXT: )

@@ -5,9 +5,9 @@
 // CHECK: Parser
 // CHECK: 'func.func' Pipeline
 // CHECK: CSE
-// CHECK: CclAdmitLaunchWidth
 // CHECK: CclFindPostCollectiveKernels
 // CHECK: 'func.func' Pipeline
+// CHECK: CclAdmitLaunchWidth
 // CHECK: CclInsertKernelFence
 // CHECK: CclVerifyCommOrder
 // CHECK: Output

@@ -65,19 +65,25 @@ pub static CCL_PIPELINE: PipelineInfo = PipelineInfo {
 
 fn build_ccl_pipeline(values: OptionValues<'_>) -> String {
     let options = PipelineOptions::from_values(values);
-    let lower =
-        if options.lower_collectives { format!("{},", lower_all_to_all_v::INFO.argument) } else { String::new() };
-    // Admission and the insertions per function, the insert pass's scan on
-    // its own (docs/passes/insert-comm-fence.md): a module pass that
-    // rewrites anything makes MLIR re-verify the whole module.
-    format!(
-        "func.func({}{{max-blocks={}}}),{lower}{},func.func({}),{}",
-        admit_launch_width::INFO.argument,
-        options.max_blocks,
-        insert_comm_fence::nested::FIND_INFO.argument,
-        insert_comm_fence::nested::KERNEL_INFO.argument,
-        verify_comm_order::INFO.argument
-    )
+    let admit = format!("{}{{max-blocks={}}}", admit_launch_width::INFO.argument, options.max_blocks);
+    let find = insert_comm_fence::nested::FIND_INFO.argument;
+    let insert = insert_comm_fence::nested::KERNEL_INFO.argument;
+    let verify = verify_comm_order::INFO.argument;
+    // Admission and the insertions run per function, the insert pass's scan
+    // on its own (docs/passes/insert-comm-fence.md): a module pass that
+    // rewrites anything makes MLIR re-verify the whole module, and so does
+    // every `func.func(...)` adaptor that changes a function (the module's
+    // symbol table check walks every op). Admission rewrites orchestration
+    // functions only and the insertions kernels only, and the scan reads
+    // neither the cal ops nor the widths, so without the lowering the scan
+    // goes first and both share one adaptor. The lowering needs admitted
+    // widths and makes kernels the scan must see: then the order is strict.
+    if options.lower_collectives {
+        let lower = lower_all_to_all_v::INFO.argument;
+        format!("func.func({admit}),{lower},{find},func.func({insert}),{verify}")
+    } else {
+        format!("{find},func.func({admit},{insert}),{verify}")
+    }
 }
 
 /// Every registered named pipeline.

@@ -9,32 +9,32 @@
 // RUN: ccl-opt %t.once -p 'builtin.module(ccl-pipeline)' --verify-each=false -o - | diff %t.once -
 // RUN: ccl-opt %examples/moe_dispatch.mlir -p 'builtin.module(ccl-pipeline)' --verify-each=false -o - | diff %t.once -
 
-// ONCE:      CclAdmitLaunchWidth
-// ONCE-NEXT:   (S) 1 launches-stamped
-// ONCE-NEXT:   (S) 1 ops-folded
-// ONCE-NEXT:   (S) 0 ops-lowered
-// ONCE-NEXT:   (S) 0 ops-merged
-// ONCE-NEXT: CclFindPostCollectiveKernels
+// ONCE:      CclFindPostCollectiveKernels
 // ONCE-NEXT:   (S) 3 kernels-marked
 // ONCE-NEXT:   (S) 1 loops-rescanned
 // ONCE-NEXT:   (S) 0 wrapper-publishes
 // ONCE-NEXT: 'func.func' Pipeline
+// ONCE-NEXT:   CclAdmitLaunchWidth
+// ONCE-NEXT:     (S) 1 launches-stamped
+// ONCE-NEXT:     (S) 1 ops-folded
+// ONCE-NEXT:     (S) 0 ops-lowered
+// ONCE-NEXT:     (S) 0 ops-merged
 // ONCE-NEXT:   CclInsertKernelFence
 // ONCE-NEXT:     (S) 3 fences
 // ONCE-NEXT:     (S) 3 prologues
 // ONCE-NEXT:     (S) 2 region-invalidates
 // ONCE-NEXT:     (S) 1 whole-gm-invalidates
 
-// TWICE:      CclAdmitLaunchWidth
-// TWICE-NEXT:   (S) 0 launches-stamped
-// TWICE-NEXT:   (S) 0 ops-folded
-// TWICE-NEXT:   (S) 0 ops-lowered
-// TWICE-NEXT:   (S) 0 ops-merged
-// TWICE-NEXT: CclFindPostCollectiveKernels
+// TWICE:      CclFindPostCollectiveKernels
 // TWICE-NEXT:   (S) 3 kernels-marked
 // TWICE-NEXT:   (S) 1 loops-rescanned
 // TWICE-NEXT:   (S) 0 wrapper-publishes
 // TWICE-NEXT: 'func.func' Pipeline
+// TWICE-NEXT:   CclAdmitLaunchWidth
+// TWICE-NEXT:     (S) 0 launches-stamped
+// TWICE-NEXT:     (S) 0 ops-folded
+// TWICE-NEXT:     (S) 0 ops-lowered
+// TWICE-NEXT:     (S) 0 ops-merged
 // TWICE-NEXT:   CclInsertKernelFence
 // TWICE-NEXT:     (S) 0 fences
 // TWICE-NEXT:     (S) 0 prologues
