@@ -22,7 +22,7 @@
 
 use super::lattice::{Rel, State, Summary, ENTRY, OPAQUE};
 use crate::comm_order::model::{Event, EventKind, Function, Node, OpHandle, Region};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// What kind of obligation a source op creates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,8 +84,8 @@ pub fn check(function: &Function) -> KernelReport {
     };
     let mut walker = Walker {
         summaries: vec![None; function.region_count as usize],
-        sources: HashMap::new(),
-        found: HashMap::new(),
+        sources: FxHashMap::default(),
+        found: FxHashMap::default(),
         unprotected_read: None,
         delta_walks: 0,
     };
@@ -109,8 +109,8 @@ enum Iteration<'n> {
 
 struct Walker {
     summaries: Vec<Option<Summary>>,
-    sources: HashMap<u32, (OpHandle, SourceKind)>,
-    found: HashMap<(u32, u32), Violation>,
+    sources: FxHashMap<u32, (OpHandle, SourceKind)>,
+    found: FxHashMap<(u32, u32), Violation>,
     unprotected_read: Option<(u32, OpHandle)>,
     delta_walks: u64,
 }
