@@ -298,8 +298,12 @@ impl<'t> Lowerer<'t> {
         let id = self.regions;
         self.regions += 1;
         let refs: Vec<BlockRef<'_, '_>> = ir::blocks(region).collect();
-        let index: FxHashMap<usize, u32> =
-            refs.iter().enumerate().map(|(i, block)| (ir::block_key(*block), i as u32)).collect();
+        // Most regions have one block, which branches nowhere: no index.
+        let index: FxHashMap<usize, u32> = if refs.len() > 1 {
+            refs.iter().enumerate().map(|(i, block)| (ir::block_key(*block), i as u32)).collect()
+        } else {
+            FxHashMap::default()
+        };
         let blocks = refs
             .iter()
             .map(|block| {
