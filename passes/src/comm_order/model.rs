@@ -298,22 +298,20 @@ impl<'t> Lowerer<'t> {
         let id = self.regions;
         self.regions += 1;
         let refs: Vec<BlockRef<'_, '_>> = ir::blocks(region).collect();
-        // Most regions have one block, which branches nowhere: no index.
-        let index: FxHashMap<usize, u32> = if refs.len() > 1 {
-            refs.iter().enumerate().map(|(i, block)| (ir::block_key(*block), i as u32)).collect()
-        } else {
-            FxHashMap::default()
-        };
+        // Only multi-block regions branch, so only they get a block index
+        // (most regions have one block); a successor outside the region
+        // cannot be (the verifier rejects it).
+        let index: Option<FxHashMap<usize, u32>> = (refs.len() > 1)
+            .then(|| refs.iter().enumerate().map(|(i, block)| (ir::block_key(*block), i as u32)).collect());
         let blocks = refs
             .iter()
             .map(|block| {
                 let nodes = ir::ops(*block).filter_map(|op| self.op(op)).collect();
-                // Only multi-block regions branch; a successor outside the
-                // region cannot be (the verifier rejects it).
-                let successors = if refs.len() > 1 {
-                    ir::successor_keys(*block).iter().filter_map(|key| index.get(key).copied()).collect()
-                } else {
-                    Vec::new()
+                let successors = match &index {
+                    Some(index) => {
+                        ir::successor_keys(*block).iter().filter_map(|key| index.get(key).copied()).collect()
+                    }
+                    None => Vec::new(),
                 };
                 Block { nodes, successors }
             })
