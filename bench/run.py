@@ -13,6 +13,8 @@ writes bench/results.json and draws docs/benchmarks.png.
 
     python3 bench/run.py            # the full matrix (minutes)
     python3 bench/run.py --quick    # a small smoke run
+    python3 bench/run.py --instructions 100000   # also count instructions
+        of the three on a 100k-op program (callgrind; minutes per run)
     python3 bench/run.py --old-build DIR   # also time an older build's
         ccl-opt (DIR/ccl-opt, DIR/ccl-gen) on its own generator's program of
         the largest size: parse+verify+print, e.g. the IRDL-era build
@@ -74,10 +76,16 @@ def compare(path, repeats, extra=(), parse_only=False):
             parse.append(t)
             parse_mem.append(m)
     os.unlink(sink)
+    # Runs of a pair are adjacent, so their ratio cancels most of the
+    # machine's drift; the spread of the pairs shows how much is left.
+    pairs = [a / b for a, b in zip(ours, theirs)]
     row = {
         "ccl_opt_s": statistics.median(ours),
         "mlir_opt_s": statistics.median(theirs),
         "ratio": statistics.median(ours) / statistics.median(theirs),
+        "pair_ratio_median": statistics.median(pairs),
+        "pair_ratio_min": min(pairs),
+        "pair_ratio_max": max(pairs),
         "ccl_opt_peak_mib": max(our_mem),
         "mlir_opt_peak_mib": max(their_mem),
         "memory_ratio": max(our_mem) / max(their_mem),
@@ -87,6 +95,37 @@ def compare(path, repeats, extra=(), parse_only=False):
         row["parse_ratio"] = statistics.median(parse) / statistics.median(theirs)
         row["ccl_opt_parse_peak_mib"] = max(parse_mem)
     return row
+
+
+def instructions(argv):
+    """Instructions executed by argv under callgrind (one thread): the same
+    count on every run of the same binaries and input, however loaded the
+    machine is."""
+    result = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv,
+                             "--mlir-disable-threading", "-o", os.devnull],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"bench: callgrind of {' '.join(argv)} failed:\n{result.stderr[-2000:]}")
+    for line in result.stderr.splitlines():
+        if "I   refs:" in line:
+            return int(line.split("I   refs:")[1].replace(",", ""))
+    sys.exit("bench: no instruction count in callgrind's report")
+
+
+def instruction_ratios(ops, tmp):
+    """The pipeline and ccl-opt without passes against the baseline, in
+    instructions, on the size-`ops` program."""
+    path = os.path.join(tmp, f"instructions-{ops}.mlir")
+    generate(path, ops, depth=4, functions=max(1, ops // 1000))
+    # Valgrind 3.19 cannot read the DWARF 5 of the release build's
+    # debuginfo, so it runs a copy without it (symbols stay).
+    tool = os.path.join(tmp, "ccl-opt-nodebug")
+    subprocess.run(["strip", "--strip-debug", "-o", tool, os.path.join(BIN, "ccl-opt")], check=True)
+    pipeline = instructions([tool, path, "--pass-pipeline=builtin.module(ccl-pipeline)"])
+    no_passes = instructions([tool, path])
+    baseline = instructions([os.path.join(LLVM, "mlir-opt"), f"--load-dialect-plugin={PLUGIN}", path])
+    return {"ops": ops, "pipeline": pipeline, "no_passes": no_passes, "mlir_opt": baseline,
+            "ratio": pipeline / baseline, "no_pass_ratio": no_passes / baseline}
 
 
 def old_build(old_dir, ops, repeats, tmp):
@@ -172,6 +211,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--old-build", metavar="DIR", help="an older build's release directory to compare against")
+    parser.add_argument("--instructions", type=int, metavar="OPS",
+                        help="also count instructions (valgrind's callgrind, one thread) on an OPS-op program")
     args = parser.parse_args()
     subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "ccl-opt", "--bin", "ccl-gen"], cwd=ROOT, check=True)
 
@@ -192,7 +233,7 @@ def main():
             generate(path, ops, depth=4, functions=max(1, ops // 1000))
             row = {"ops": ops, **compare(path, repeats, parse_only=True)}
             results["size"].append(row)
-            print(f"size {ops:>9}: ratio {row['ratio']:.2f}  ccl-opt {row['ccl_opt_s']:.3f}s  mlir-opt {row['mlir_opt_s']:.3f}s  "
+            print(f"size {ops:>9}: ratio {row['ratio']:.2f} (pairs {row['pair_ratio_min']:.2f}-{row['pair_ratio_max']:.2f})  ccl-opt {row['ccl_opt_s']:.3f}s  mlir-opt {row['mlir_opt_s']:.3f}s  "
                   f"mem {row['ccl_opt_peak_mib']:.0f}/{row['mlir_opt_peak_mib']:.0f} MiB  "
                   f"no-pass ratio {row['parse_ratio']:.2f}", flush=True)
         for depth in depths:
@@ -211,6 +252,10 @@ def main():
         generate(path, depth_ops * (1 if args.quick else 5), depth=3, functions=256)
         results["threading"] = insert_threading(path, repeats)
         print(f"insert pass threading speedup: {results['threading']['speedup']:.2f}x", flush=True)
+        if args.instructions:
+            results["instructions"] = counted = instruction_ratios(args.instructions, tmp)
+            print(f"instructions at {args.instructions} ops: ratio {counted['ratio']:.3f}, "
+                  f"no passes {counted['no_pass_ratio']:.3f}", flush=True)
         if args.old_build:
             results["old_build"] = old_build(args.old_build, sizes[-1], repeats, tmp)
             print(f"against {args.old_build}: ratio {results['old_build']['ratio']:.2f}", flush=True)
