@@ -51,8 +51,8 @@ pub fn check_nesting(text: &[u8], limit: usize) -> Result<(), TooDeep> {
     let mut depth = 0usize;
     let mut i = 0;
     while i < text.len() {
-        if let Some(block) = text.get(i..i + BLOCK) {
-            let census = Census::of(block.try_into().expect("a block is BLOCK bytes"));
+        if let Some(block) = text.get(i..i + BLOCK).and_then(|bytes| <&[u8; BLOCK]>::try_from(bytes).ok()) {
+            let census = Census::of(block);
             if !census.special && depth + census.opens <= limit && census.closes <= depth {
                 depth = depth + census.opens - census.closes;
                 i += BLOCK;
