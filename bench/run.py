@@ -59,6 +59,11 @@ def generate(path, ops, depth, functions, seed=1, bin_dir=BIN):
             stdout=out, check=True)
 
 
+def generate_sized(path, ops, bin_dir=BIN):
+    """The program of the size matrix: depth 4, a function per 1000 ops."""
+    generate(path, ops, depth=4, functions=max(1, ops // 1000), bin_dir=bin_dir)
+
+
 def compare(path, repeats, extra=(), parse_only=False):
     """Interleaved runs of the tools on one file; medians and peaks."""
     ours, theirs, parse, our_mem, their_mem, parse_mem = [], [], [], [], [], []
@@ -116,7 +121,7 @@ def instruction_ratios(ops, tmp):
     """The pipeline and ccl-opt without passes against the baseline, in
     instructions, on the size-`ops` program."""
     path = os.path.join(tmp, f"instructions-{ops}.mlir")
-    generate(path, ops, depth=4, functions=max(1, ops // 1000))
+    generate_sized(path, ops)
     # Valgrind 3.19 cannot read the DWARF 5 of the release build's
     # debuginfo, so it runs a copy without it (symbols stay).
     tool = os.path.join(tmp, "ccl-opt-nodebug")
@@ -134,8 +139,8 @@ def old_build(old_dir, ops, repeats, tmp):
     parse+verify+print, against this build's on this generator's."""
     old_path = os.path.join(tmp, "old.mlir")
     new_path = os.path.join(tmp, "new.mlir")
-    generate(old_path, ops, depth=4, functions=max(1, ops // 1000), bin_dir=old_dir)
-    generate(new_path, ops, depth=4, functions=max(1, ops // 1000))
+    generate_sized(old_path, ops, bin_dir=old_dir)
+    generate_sized(new_path, ops)
     old, new, old_mem, new_mem = [], [], [], []
     sink = os.path.join(tmp, "sink")
     for _ in range(repeats):
@@ -230,7 +235,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for ops in sizes:
             path = os.path.join(tmp, f"size-{ops}.mlir")
-            generate(path, ops, depth=4, functions=max(1, ops // 1000))
+            generate_sized(path, ops)
             row = {"ops": ops, **compare(path, repeats, parse_only=True)}
             results["size"].append(row)
             print(f"size {ops:>9}: ratio {row['ratio']:.2f} (pairs {row['pair_ratio_min']:.2f}-{row['pair_ratio_max']:.2f})  ccl-opt {row['ccl_opt_s']:.3f}s  mlir-opt {row['mlir_opt_s']:.3f}s  "
