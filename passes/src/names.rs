@@ -11,6 +11,7 @@ use mlir_sys::{
     mlirAttributeParseGet, mlirAttributePrint, mlirContextGetOrLoadDialect, mlirIdentifierGet, mlirIdentifierStr,
     mlirOperationGetContext, mlirOperationGetName, MlirAttribute, MlirContext, MlirIdentifier, MlirStringRef,
 };
+use rustc_hash::FxHashMap;
 use std::ffi::c_void;
 
 /// Function attributes.
@@ -115,6 +116,9 @@ pub struct Interned {
     window: *const c_void,
     /// Every ccl op, by `OpKind` index.
     ccl: [Name; OpKind::ALL.len()],
+    /// `ccl` inverted: asked once per op by every lowering, where a scan
+    /// of the array was a visible part of the walk.
+    kinds: FxHashMap<Name, OpKind>,
     pub module: Name,
     pub func: Name,
     pub call: Name,
@@ -144,10 +148,12 @@ impl Interned {
 
     fn of_raw(context: MlirContext) -> Self {
         let name = |text: &str| Name::get(context, text);
+        let ccl = OpKind::ALL.map(|kind| name(kind.name()));
         Self {
             context: context.ptr,
             window: window_space(context),
-            ccl: OpKind::ALL.map(|kind| name(kind.name())),
+            ccl,
+            kinds: ccl.iter().copied().zip(OpKind::ALL).collect(),
             module: name("builtin.module"),
             func: name("func.func"),
             call: name("func.call"),
@@ -176,7 +182,7 @@ impl Interned {
 
     /// The ccl op kind of `name`, if it names a ccl op.
     pub fn kind(&self, name: Name) -> Option<OpKind> {
-        self.ccl.iter().position(|known| *known == name).map(|index| OpKind::ALL[index])
+        self.kinds.get(&name).copied()
     }
 
     /// Whether `name` is the ccl op `kind`.

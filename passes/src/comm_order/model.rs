@@ -15,7 +15,9 @@ use crate::{
     ir,
     names::{FunctionKind, Interned, Name},
 };
-use melior::ir::{operation::OperationLike, r#type::TypeLike, BlockRef, OperationRef, RegionLike, RegionRef, Value};
+use melior::ir::{
+    operation::OperationLike, r#type::TypeLike, BlockLike, BlockRef, OperationRef, RegionLike, RegionRef, Value,
+};
 use rustc_hash::FxHashMap;
 
 /// A raw `MlirOperation` pointer, valid while the module is.
@@ -266,6 +268,8 @@ struct Lowerer<'t> {
     windows: FxHashMap<usize, WindowId>,
     /// Memo: is a memref type (by its uniqued pointer) window-bound?
     window_types: &'t mut FxHashMap<usize, bool>,
+    /// The nodes of the blocks being lowered, innermost block last.
+    scratch: Vec<Node>,
 }
 
 impl<'t> Lowerer<'t> {
@@ -277,7 +281,15 @@ impl<'t> Lowerer<'t> {
         by_name: &'t FxHashMap<String, usize>,
         window_types: &'t mut FxHashMap<usize, bool>,
     ) -> Function {
-        let mut lowerer = Lowerer { names, by_name, order: 0, regions: 0, windows: FxHashMap::default(), window_types };
+        let mut lowerer = Lowerer {
+            names,
+            by_name,
+            order: 0,
+            regions: 0,
+            windows: FxHashMap::default(),
+            window_types,
+            scratch: Vec::new(),
+        };
         let body = ir::regions(func)
             .next()
             .filter(|region| lower && region.first_block().is_some())
@@ -297,26 +309,40 @@ impl<'t> Lowerer<'t> {
     fn region(&mut self, region: RegionRef<'_, '_>) -> Region {
         let id = self.regions;
         self.regions += 1;
+        let Some(entry) = region.first_block() else {
+            return Region { id, blocks: Vec::new() };
+        };
+        // Most regions have one block, which branches nowhere: no block
+        // list to collect and no successors to resolve.
+        if entry.next_in_region().is_none() {
+            return Region { id, blocks: vec![Block { nodes: self.nodes(entry), successors: Vec::new() }] };
+        }
         let refs: Vec<BlockRef<'_, '_>> = ir::blocks(region).collect();
-        // Only multi-block regions branch, so only they get a block index
-        // (most regions have one block); a successor outside the region
-        // cannot be (the verifier rejects it).
-        let index: Option<FxHashMap<usize, u32>> = (refs.len() > 1)
-            .then(|| refs.iter().enumerate().map(|(i, block)| (ir::block_key(*block), i as u32)).collect());
+        // A successor outside the region cannot be (the verifier rejects it).
+        let index: FxHashMap<usize, u32> =
+            refs.iter().enumerate().map(|(i, block)| (ir::block_key(*block), i as u32)).collect();
         let blocks = refs
             .iter()
             .map(|block| {
-                let nodes = ir::ops(*block).filter_map(|op| self.op(op)).collect();
-                let successors = match &index {
-                    Some(index) => {
-                        ir::successor_keys(*block).iter().filter_map(|key| index.get(key).copied()).collect()
-                    }
-                    None => Vec::new(),
-                };
+                let nodes = self.nodes(*block);
+                let successors = ir::successor_keys(*block).iter().filter_map(|key| index.get(key).copied()).collect();
                 Block { nodes, successors }
             })
             .collect();
         Region { id, blocks }
+    }
+
+    /// The nodes of `block`'s ops. They are gathered on one stack shared by
+    /// the whole lowering, so each block's list is allocated once, at its
+    /// final size (and not at all when nothing in the block matters).
+    fn nodes(&mut self, block: BlockRef<'_, '_>) -> Vec<Node> {
+        let start = self.scratch.len();
+        for op in ir::ops(block) {
+            if let Some(node) = self.op(op) {
+                self.scratch.push(node);
+            }
+        }
+        self.scratch.drain(start..).collect()
     }
 
     fn window_of(&mut self, value: Value<'_, '_>) -> Option<WindowId> {
