@@ -20,7 +20,7 @@
 //! plus a delta walk of a loop body only where obligations actually cross a
 //! back edge (none at all in a program whose markers are in place).
 
-use super::lattice::{Rel, State, Summary, ENTRY, OPAQUE};
+use super::lattice::{Rel, Sources, State, Summary, ENTRY, OPAQUE};
 use crate::comm_order::model::{Event, EventKind, Function, Node, OpHandle, Region};
 use rustc_hash::FxHashMap;
 
@@ -382,7 +382,7 @@ impl Walker {
             EventKind::Store { window: Some(window) } => {
                 if gens {
                     self.sources.insert(event.order, (event.op, SourceKind::Local));
-                    state.need_invalidate.entry(*window).or_default().insert(event.order);
+                    state.need_invalidate.entry(*window, Sources::default()).insert(event.order);
                 }
             }
             EventKind::RemoteStore => {
@@ -394,7 +394,7 @@ impl Walker {
             EventKind::Call { .. } => {
                 if gens {
                     self.sources.insert(event.order, (event.op, SourceKind::Opaque));
-                    state.need_invalidate.entry(OPAQUE).or_default().insert(event.order);
+                    state.need_invalidate.entry(OPAQUE, Sources::default()).insert(event.order);
                 }
             }
             EventKind::Wait => {
@@ -408,7 +408,7 @@ impl Walker {
             EventKind::Invalidate(None) => state.invalidate_all(),
             EventKind::Notify | EventKind::Return => {
                 let sink_kind = if event.kind == EventKind::Notify { SinkKind::Notify } else { SinkKind::Return };
-                let stage1: Vec<u32> = state.need_invalidate.values().flatten().copied().collect();
+                let stage1: Vec<u32> = state.need_invalidate.values().flat_map(Sources::iter).copied().collect();
                 for source in stage1 {
                     self.hit(source, event, sink_kind, Missing::Invalidate);
                 }

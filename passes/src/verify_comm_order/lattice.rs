@@ -22,7 +22,7 @@
 //! most instead of an iteration count (see `kernel`).
 
 use crate::comm_order::model::WindowId;
-use std::collections::{BTreeMap, BTreeSet};
+use smallvec::SmallVec;
 
 /// The window key of an opaque publish: no region invalidate matches it.
 pub const OPAQUE: WindowId = WindowId::MAX;
@@ -90,33 +90,33 @@ impl Rel {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
     pub default: Rel,
-    pub windows: BTreeMap<WindowId, Rel>,
+    pub windows: WindowMap<Rel>,
 }
 
 impl Summary {
     pub fn identity() -> Self {
-        Summary { default: Rel::IDENTITY, windows: BTreeMap::new() }
+        Summary { default: Rel::IDENTITY, windows: WindowMap::default() }
     }
 
     pub fn uniform(rel: Rel) -> Self {
-        Summary { default: rel, windows: BTreeMap::new() }
+        Summary { default: rel, windows: WindowMap::default() }
     }
 
     /// The summary of `ccl.cacheinvalid(window)`.
     pub fn invalidate_window(window: WindowId) -> Self {
-        let mut windows = BTreeMap::new();
-        windows.insert(window, Rel::INVALIDATE);
+        let mut windows = WindowMap::default();
+        *windows.entry(window, Rel::INVALIDATE) = Rel::INVALIDATE;
         Summary { default: Rel::IDENTITY, windows }
     }
 
     pub fn rel(&self, window: WindowId) -> Rel {
-        self.windows.get(&window).copied().unwrap_or(self.default)
+        self.windows.get(window).copied().unwrap_or(self.default)
     }
 
     fn combine(&self, other: &Summary, op: impl Fn(Rel, Rel) -> Rel) -> Summary {
-        let mut windows = BTreeMap::new();
-        for &window in self.windows.keys().chain(other.windows.keys()) {
-            windows.entry(window).or_insert_with(|| op(self.rel(window), other.rel(window)));
+        let mut windows = WindowMap::default();
+        for window in self.windows.keys().chain(other.windows.keys()) {
+            windows.entry(window, op(self.rel(window), other.rel(window)));
         }
         Summary { default: op(self.default, other.default), windows }
     }
@@ -133,19 +133,178 @@ impl Summary {
     }
 
     pub fn star(&self) -> Summary {
-        Summary { default: self.default.star(), windows: self.windows.iter().map(|(&w, &r)| (w, r.star())).collect() }
+        let mut windows = self.windows.clone();
+        for (_, rel) in windows.iter_mut() {
+            *rel = rel.star();
+        }
+        Summary { default: self.default.star(), windows }
     }
 }
 
-/// A set of source ids.
-pub type Sources = BTreeSet<u32>;
+/// A map keyed by window, sorted by key. A point or region names few
+/// windows, so the entries live inline and a lookup is a short scan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WindowMap<V>(SmallVec<[(WindowId, V); 2]>);
+
+impl<V> Default for WindowMap<V> {
+    fn default() -> Self {
+        WindowMap(SmallVec::new())
+    }
+}
+
+impl<V> WindowMap<V> {
+    fn position(&self, window: WindowId) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&window, |(key, _)| *key)
+    }
+
+    pub fn get(&self, window: WindowId) -> Option<&V> {
+        self.position(window).ok().map(|at| &self.0[at].1)
+    }
+
+    /// The value of `window`, inserting `value` first when it has none.
+    pub fn entry(&mut self, window: WindowId, value: V) -> &mut V {
+        let at = match self.position(window) {
+            Ok(at) => at,
+            Err(at) => {
+                self.0.insert(at, (window, value));
+                at
+            }
+        };
+        &mut self.0[at].1
+    }
+
+    pub fn insert(&mut self, window: WindowId, value: V) {
+        match self.position(window) {
+            Ok(at) => self.0[at].1 = value,
+            Err(at) => self.0.insert(at, (window, value)),
+        }
+    }
+
+    pub fn remove(&mut self, window: WindowId) -> Option<V> {
+        self.position(window).ok().map(|at| self.0.remove(at).1)
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = WindowId> + '_ {
+        self.0.iter().map(|(key, _)| *key)
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.0.iter().map(|(_, value)| value)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (WindowId, &V)> {
+        self.0.iter().map(|(key, value)| (*key, value))
+    }
+
+    fn iter_mut(&mut self) -> impl Iterator<Item = (WindowId, &mut V)> {
+        self.0.iter_mut().map(|(key, value)| (*key, value))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn drain(&mut self) -> impl Iterator<Item = (WindowId, V)> + '_ {
+        self.0.drain(..)
+    }
+}
+
+/// A set of source ids, sorted. Inline up to a few ids: where the markers
+/// are in place an obligation is met a few ops after it is made.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sources(SmallVec<[u32; 4]>);
+
+impl Sources {
+    pub fn insert(&mut self, id: u32) {
+        // A walk makes sources in program order, so this is mostly a push.
+        match self.0.last() {
+            Some(&last) if last >= id => {
+                if let Err(at) = self.0.binary_search(&id) {
+                    self.0.insert(at, id);
+                }
+            }
+            _ => self.0.push(id),
+        }
+    }
+
+    /// Adds every id of `other` (a merge of two sorted lists).
+    pub fn extend(&mut self, other: &Sources) {
+        if other.0.is_empty() {
+            return;
+        }
+        if self.0.last().is_none_or(|&last| last < other.0[0]) {
+            self.0.extend_from_slice(&other.0);
+            return;
+        }
+        let mut merged = SmallVec::with_capacity(self.0.len() + other.0.len());
+        let (mut a, mut b) = (self.0.iter().peekable(), other.0.iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(&&x), Some(&&y)) => {
+                    if x <= y {
+                        a.next();
+                        if x == y {
+                            b.next();
+                        }
+                        x
+                    } else {
+                        b.next();
+                        y
+                    }
+                }
+                (Some(&&x), None) => {
+                    a.next();
+                    x
+                }
+                (None, Some(&&y)) => {
+                    b.next();
+                    y
+                }
+                (None, None) => break,
+            };
+            merged.push(next);
+        }
+        self.0 = merged;
+    }
+
+    /// The ids of `self` that are not in `other`.
+    pub fn difference(&self, other: &Sources) -> Sources {
+        Sources(self.0.iter().copied().filter(|id| other.0.binary_search(id).is_err()).collect())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &u32> {
+        self.0.iter()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+impl FromIterator<u32> for Sources {
+    fn from_iter<I: IntoIterator<Item = u32>>(ids: I) -> Self {
+        let mut sources = Sources::default();
+        for id in ids {
+            sources.insert(id);
+        }
+        sources
+    }
+}
 
 /// The facts pending at a program point.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct State {
     /// Stage-1 publish facts, by the window they wait for (`OPAQUE` for
     /// opaque publishes).
-    pub need_invalidate: BTreeMap<WindowId, Sources>,
+    pub need_invalidate: WindowMap<Sources>,
     /// Stage-2 publish facts (any window: a fence is all they need).
     pub need_fence: Sources,
     /// Wait facts (and `ENTRY`).
@@ -167,36 +326,36 @@ impl State {
 
     pub fn union_with(&mut self, other: &State) {
         self.dead &= other.dead;
-        for (&window, sources) in &other.need_invalidate {
-            self.need_invalidate.entry(window).or_default().extend(sources.iter().copied());
+        for (window, sources) in other.need_invalidate.iter() {
+            self.need_invalidate.entry(window, Sources::default()).extend(sources);
         }
-        self.need_fence.extend(other.need_fence.iter().copied());
-        self.waits.extend(other.waits.iter().copied());
+        self.need_fence.extend(&other.need_fence);
+        self.waits.extend(&other.waits);
     }
 
     /// The facts of `self` that are not in `other`.
     pub fn minus(&self, other: &State) -> State {
         let mut out = State::default();
-        for (&window, sources) in &self.need_invalidate {
-            let rest: Sources = match other.need_invalidate.get(&window) {
-                Some(known) => sources.difference(known).copied().collect(),
+        for (window, sources) in self.need_invalidate.iter() {
+            let rest = match other.need_invalidate.get(window) {
+                Some(known) => sources.difference(known),
                 None => sources.clone(),
             };
             if !rest.is_empty() {
                 out.need_invalidate.insert(window, rest);
             }
         }
-        out.need_fence = self.need_fence.difference(&other.need_fence).copied().collect();
-        out.waits = self.waits.difference(&other.waits).copied().collect();
+        out.need_fence = self.need_fence.difference(&other.need_fence);
+        out.waits = self.waits.difference(&other.waits);
         out
     }
 
     /// Applies the closure `summary` (reflexive: every fact stays), adding
     /// the stage-2 facts that stage-1 facts can become.
     pub fn close(&mut self, closure: &Summary) {
-        for (&window, sources) in &self.need_invalidate {
+        for (window, sources) in self.need_invalidate.iter() {
             if closure.rel(window).advances_1() {
-                self.need_fence.extend(sources.iter().copied());
+                self.need_fence.extend(sources);
             }
         }
     }
@@ -208,15 +367,15 @@ impl State {
 
     /// `ccl.cacheinvalid(window)`.
     pub fn invalidate_window(&mut self, window: WindowId) {
-        if let Some(sources) = self.need_invalidate.remove(&window) {
-            self.need_fence.extend(sources);
+        if let Some(sources) = self.need_invalidate.remove(window) {
+            self.need_fence.extend(&sources);
         }
     }
 
     /// Whole-GM `ccl.cacheinvalid()`.
     pub fn invalidate_all(&mut self) {
-        for (_, sources) in std::mem::take(&mut self.need_invalidate) {
-            self.need_fence.extend(sources);
+        for (_, sources) in self.need_invalidate.drain() {
+            self.need_fence.extend(&sources);
         }
         self.waits.clear();
     }
@@ -249,8 +408,8 @@ mod tests {
     #[test]
     fn state_transfers() {
         let mut state = State::default();
-        state.need_invalidate.entry(1).or_default().insert(10);
-        state.need_invalidate.entry(OPAQUE).or_default().insert(11);
+        state.need_invalidate.entry(1, Sources::default()).insert(10);
+        state.need_invalidate.entry(OPAQUE, Sources::default()).insert(11);
         state.waits.insert(12);
         state.fence();
         assert_eq!(state.need_invalidate.len(), 2);
