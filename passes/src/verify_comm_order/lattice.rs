@@ -405,6 +405,38 @@ mod tests {
         assert_eq!(Summary::invalidate_window(3).then(&whole).rel(3), Rel::INVALIDATE);
     }
 
+    fn ids(sources: &Sources) -> Vec<u32> {
+        sources.iter().copied().collect()
+    }
+
+    #[test]
+    fn sources_stay_sorted_and_unique() {
+        let mut a: Sources = [5, 1, 9, 5].into_iter().collect();
+        assert_eq!(ids(&a), [1, 5, 9]);
+        let b: Sources = [0, 5, 7, 12].into_iter().collect();
+        a.extend(&b);
+        assert_eq!(ids(&a), [0, 1, 5, 7, 9, 12]);
+        assert_eq!(ids(&a.difference(&b)), [1, 9]);
+        // Past the inline capacity, by appending and by merging.
+        a.extend(&(20..30).collect());
+        a.extend(&[3, 25, 40].into_iter().collect());
+        assert_eq!(ids(&a), [0, 1, 3, 5, 7, 9, 12, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 40]);
+    }
+
+    #[test]
+    fn window_maps_keep_one_entry_per_window() {
+        let mut map = WindowMap::default();
+        *map.entry(7, 0u8) += 1;
+        *map.entry(3, 0) += 1;
+        *map.entry(7, 0) += 1;
+        assert_eq!(map.iter().collect::<Vec<_>>(), [(3, &1), (7, &2)]);
+        assert_eq!(map.remove(3), Some(1));
+        assert_eq!(map.get(3), None);
+        map.insert(7, 9);
+        assert_eq!(map.get(7), Some(&9));
+        assert_eq!(map.len(), 1);
+    }
+
     #[test]
     fn state_transfers() {
         let mut state = State::default();
