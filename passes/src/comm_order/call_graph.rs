@@ -12,7 +12,7 @@
 //! overflows the stack on a chain of 90,000 calls), in post-order (callees
 //! first), and reachability is computed per component over that order.
 
-use super::model::{EventKind, Function, Module, Node, Region};
+use super::model::Module;
 use crate::names::FunctionKind;
 use petgraph::{
     algo::kosaraju_scc,
@@ -34,16 +34,14 @@ impl CallGraph {
         for _ in 0..n {
             graph.add_node(());
         }
-        let mut edges = Vec::new();
+        // Each function's callees are sorted and unique, so the edges go in
+        // (caller, callee) order, once each.
         for (index, function) in module.functions.iter().enumerate() {
             if function.kind != FunctionKind::InCore {
-                for_each_callee(function, |callee| edges.push((index, callee)));
+                for &callee in &function.callees {
+                    graph.add_edge(NodeIndex::new(index), NodeIndex::new(callee), ());
+                }
             }
-        }
-        edges.sort_unstable();
-        edges.dedup();
-        for (from, to) in edges {
-            graph.add_edge(NodeIndex::new(from), NodeIndex::new(to), ());
         }
         let components = kosaraju_scc(&graph);
         let mut component_of = vec![0; n];
@@ -119,34 +117,6 @@ impl CallGraph {
                             stack.push(target);
                         }
                     }
-                }
-            }
-        }
-    }
-}
-
-/// Calls `visit` with the callee of every call-like op of `function` that
-/// names a function of the module.
-fn for_each_callee(function: &Function, mut visit: impl FnMut(usize)) {
-    let Some(body) = &function.body else { return };
-    let mut stack: Vec<&Region> = vec![body];
-    while let Some(region) = stack.pop() {
-        for node in region.blocks.iter().flat_map(|block| &block.nodes) {
-            match node {
-                Node::Event(event) => {
-                    if let EventKind::Call { callee: Some(callee), .. } = event.kind {
-                        visit(callee);
-                    }
-                }
-                Node::If { then, otherwise } => {
-                    stack.push(then);
-                    stack.extend(otherwise.iter());
-                }
-                Node::Switch { cases: regions } | Node::Opaque { regions } => stack.extend(regions.iter()),
-                Node::Loop { body, .. } | Node::Scope { body } => stack.push(body),
-                Node::While { before, after } => {
-                    stack.push(before);
-                    stack.push(after);
                 }
             }
         }

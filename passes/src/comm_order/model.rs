@@ -155,6 +155,11 @@ pub struct Function {
     pub window_count: u32,
     /// How many ops the function has (events or not).
     pub op_count: u32,
+    /// The functions of the module its call-like ops name, sorted, each
+    /// once: its edges in the call graph, gathered while lowering (on the
+    /// thread that lowers it) rather than by a second walk of the tree.
+    /// Empty when the body is not lowered.
+    pub callees: Vec<usize>,
 }
 
 /// The module's top-level functions, in module order.
@@ -270,6 +275,8 @@ struct Lowerer<'t> {
     window_types: &'t mut FxHashMap<usize, bool>,
     /// The nodes of the blocks being lowered, innermost block last.
     scratch: Vec<Node>,
+    /// Every callee named so far, in walk order.
+    callees: Vec<usize>,
 }
 
 impl<'t> Lowerer<'t> {
@@ -289,11 +296,15 @@ impl<'t> Lowerer<'t> {
             windows: FxHashMap::default(),
             window_types,
             scratch: Vec::new(),
+            callees: Vec::new(),
         };
         let body = ir::regions(func)
             .next()
             .filter(|region| lower && region.first_block().is_some())
             .map(|region| lowerer.region(region));
+        let mut callees = lowerer.callees;
+        callees.sort_unstable();
+        callees.dedup();
         Function {
             name: ir::symbol_name(func).unwrap_or_default().to_string(),
             op: ir::op_key(func),
@@ -303,6 +314,7 @@ impl<'t> Lowerer<'t> {
             region_count: lowerer.regions,
             window_count: lowerer.windows.len() as u32,
             op_count: lowerer.order,
+            callees,
         }
     }
 
@@ -420,8 +432,10 @@ impl<'t> Lowerer<'t> {
         })
     }
 
-    fn callee(&self, symbol: Option<&str>) -> Option<usize> {
-        symbol.and_then(|name| self.by_name.get(name).copied())
+    fn callee(&mut self, symbol: Option<&str>) -> Option<usize> {
+        let callee = symbol.and_then(|name| self.by_name.get(name).copied());
+        self.callees.extend(callee);
+        callee
     }
 }
 

@@ -559,6 +559,7 @@ mod tests {
                 region_count: g.regions,
                 window_count: 3,
                 op_count: g.order + 1,
+                callees: Vec::new(),
                 body: Some(body),
             };
             let fast = check(&function);
