@@ -66,7 +66,7 @@ pub fn scan_module(module: &Module, graph: &CallGraph, launches: &mut dyn Launch
     let mut scanner = Scanner {
         module,
         summaries: vec![false; module.functions.len()],
-        saturated: FxHashSet::default(),
+        saturated: FunctionBits::new(module, |function| function.region_count),
         wrapper_calls: FxHashSet::default(),
         caller: 0,
         launches,
@@ -97,12 +97,41 @@ pub fn scan_module(module: &Module, graph: &CallGraph, launches: &mut dyn Launch
     scanner.stats
 }
 
+/// One bit per (function, index) for the indices `0..size(function)` of
+/// every function of a module: a flat vector with an offset per function,
+/// in place of a hash set of pairs the scan asks once per region it enters.
+pub struct FunctionBits {
+    offsets: Vec<usize>,
+    bits: Vec<bool>,
+}
+
+impl FunctionBits {
+    pub fn new(module: &Module, size: impl Fn(&super::model::Function) -> u32) -> Self {
+        let mut offsets = Vec::with_capacity(module.functions.len());
+        let mut total = 0;
+        for function in &module.functions {
+            offsets.push(total);
+            total += size(function) as usize;
+        }
+        FunctionBits { offsets, bits: vec![false; total] }
+    }
+
+    pub fn get(&self, function: usize, index: u32) -> bool {
+        self.bits[self.offsets[function] + index as usize]
+    }
+
+    /// Sets the bit; whether it was clear.
+    pub fn set(&mut self, function: usize, index: u32) -> bool {
+        !std::mem::replace(&mut self.bits[self.offsets[function] + index as usize], true)
+    }
+}
+
 struct Scanner<'m, 'l> {
     module: &'m Module,
     /// Per function: whether its own scan ends with the flag set.
     summaries: Vec<bool>,
     /// (function, region) already scanned with the flag set.
-    saturated: FxHashSet<(usize, u32)>,
+    saturated: FunctionBits,
     /// (caller, call order) of the calls that publish through a summary.
     wrapper_calls: FxHashSet<(usize, u32)>,
     caller: usize,
@@ -121,8 +150,7 @@ impl Scanner<'_, '_> {
     }
 
     fn region(&mut self, region: &Region, seen: Seen) -> Seen {
-        let key = (self.caller, region.id);
-        if seen.is_some() && self.saturated.contains(&key) {
+        if seen.is_some() && self.saturated.get(self.caller, region.id) {
             return seen;
         }
         let result = match region.single_block() {
@@ -130,7 +158,7 @@ impl Scanner<'_, '_> {
             None => self.blocks(region, seen),
         };
         if seen.is_some() {
-            self.saturated.insert(key);
+            self.saturated.set(self.caller, region.id);
         }
         result
     }

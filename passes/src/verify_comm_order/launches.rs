@@ -12,7 +12,7 @@ use crate::{
     comm_order::{
         call_graph::CallGraph,
         model::{Event, Module, OpHandle},
-        scan::{scan_module, Launches},
+        scan::{scan_module, FunctionBits, Launches},
     },
     names::FunctionKind,
 };
@@ -48,7 +48,9 @@ struct Checker<'m> {
     unprotected: &'m [Option<OpHandle>],
     /// Per function: the failing kernels it reaches as a wrapper.
     failing: Option<Vec<Rc<[usize]>>>,
-    calls: FxHashSet<(usize, u32)>,
+    /// The call-like ops met with the flag set, by (caller, order).
+    calls: FunctionBits,
+    launches_checked: u64,
     pairs: FxHashSet<(usize, u32, usize)>,
     violations: Vec<LaunchViolation>,
 }
@@ -72,7 +74,9 @@ impl Checker<'_> {
 
 impl Launches for Checker<'_> {
     fn launch(&mut self, caller: usize, call: &Event, callee: Option<usize>, publish: OpHandle) {
-        self.calls.insert((caller, call.order));
+        if self.calls.set(caller, call.order) {
+            self.launches_checked += 1;
+        }
         let Some(callee) = callee else { return };
         match self.module.functions[callee].kind {
             FunctionKind::InCore => self.flag(caller, call, None, callee, publish),
@@ -102,12 +106,13 @@ pub fn check(module: &Module, unprotected: &[Option<OpHandle>]) -> PhaseBReport 
         graph: &graph,
         unprotected,
         failing: None,
-        calls: FxHashSet::default(),
+        calls: FunctionBits::new(module, |function| function.op_count),
+        launches_checked: 0,
         pairs: FxHashSet::default(),
         violations: Vec::new(),
     };
     let stats = scan_module(module, &graph, &mut checker);
     let mut violations = checker.violations;
     violations.sort_by_key(|v| (v.caller, v.call_order, v.kernel));
-    PhaseBReport { violations, scan_targets: stats.scan_targets, launches_checked: checker.calls.len() as u64 }
+    PhaseBReport { violations, scan_targets: stats.scan_targets, launches_checked: checker.launches_checked }
 }
