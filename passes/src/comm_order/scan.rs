@@ -66,7 +66,7 @@ pub fn scan_module(module: &Module, graph: &CallGraph, launches: &mut dyn Launch
     let mut scanner = Scanner {
         module,
         summaries: vec![false; module.functions.len()],
-        saturated: FunctionBits::new(module, |function| function.region_count),
+        saturated: FunctionFlags::new(module, |function| function.region_count),
         wrapper_calls: FxHashSet::default(),
         caller: 0,
         launches,
@@ -97,15 +97,15 @@ pub fn scan_module(module: &Module, graph: &CallGraph, launches: &mut dyn Launch
     scanner.stats
 }
 
-/// One bit per (function, index) for the indices `0..size(function)` of
+/// One flag per (function, index) for the indices `0..size(function)` of
 /// every function of a module: a flat vector with an offset per function,
 /// in place of a hash set of pairs the scan asks once per region it enters.
-pub struct FunctionBits {
+pub struct FunctionFlags {
     offsets: Vec<usize>,
-    bits: Vec<bool>,
+    flags: Vec<bool>,
 }
 
-impl FunctionBits {
+impl FunctionFlags {
     pub fn new(module: &Module, size: impl Fn(&super::model::Function) -> u32) -> Self {
         let mut offsets = Vec::with_capacity(module.functions.len());
         let mut total = 0;
@@ -113,16 +113,16 @@ impl FunctionBits {
             offsets.push(total);
             total += size(function) as usize;
         }
-        FunctionBits { offsets, bits: vec![false; total] }
+        FunctionFlags { offsets, flags: vec![false; total] }
     }
 
     pub fn get(&self, function: usize, index: u32) -> bool {
-        self.bits[self.offsets[function] + index as usize]
+        self.flags[self.offsets[function] + index as usize]
     }
 
-    /// Sets the bit; whether it was clear.
+    /// Sets the flag; whether it was clear.
     pub fn set(&mut self, function: usize, index: u32) -> bool {
-        !std::mem::replace(&mut self.bits[self.offsets[function] + index as usize], true)
+        !std::mem::replace(&mut self.flags[self.offsets[function] + index as usize], true)
     }
 }
 
@@ -131,7 +131,7 @@ struct Scanner<'m, 'l> {
     /// Per function: whether its own scan ends with the flag set.
     summaries: Vec<bool>,
     /// (function, region) already scanned with the flag set.
-    saturated: FunctionBits,
+    saturated: FunctionFlags,
     /// (caller, call order) of the calls that publish through a summary.
     wrapper_calls: FxHashSet<(usize, u32)>,
     caller: usize,

@@ -12,7 +12,7 @@ use crate::{
     comm_order::{
         call_graph::CallGraph,
         model::{Event, Module, OpHandle},
-        scan::{scan_module, FunctionBits, Launches},
+        scan::{scan_module, FunctionFlags, Launches},
     },
     names::FunctionKind,
 };
@@ -49,7 +49,7 @@ struct Checker<'m> {
     /// Per function: the failing kernels it reaches as a wrapper.
     failing: Option<Vec<Rc<[usize]>>>,
     /// The call-like ops met with the flag set, by (caller, order).
-    calls: FunctionBits,
+    calls: FunctionFlags,
     launches_checked: u64,
     pairs: FxHashSet<(usize, u32, usize)>,
     violations: Vec<LaunchViolation>,
@@ -106,7 +106,7 @@ pub fn check(module: &Module, unprotected: &[Option<OpHandle>]) -> PhaseBReport 
         graph: &graph,
         unprotected,
         failing: None,
-        calls: FunctionBits::new(module, |function| function.op_count),
+        calls: FunctionFlags::new(module, |function| function.op_count),
         launches_checked: 0,
         pairs: FxHashSet::default(),
         violations: Vec::new(),
