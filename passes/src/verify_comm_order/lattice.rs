@@ -105,7 +105,7 @@ impl Summary {
     /// The summary of `ccl.cacheinvalid(window)`.
     pub fn invalidate_window(window: WindowId) -> Self {
         let mut windows = WindowMap::default();
-        *windows.entry(window, Rel::INVALIDATE) = Rel::INVALIDATE;
+        windows.insert(window, Rel::INVALIDATE);
         Summary { default: Rel::IDENTITY, windows }
     }
 
@@ -240,34 +240,17 @@ impl Sources {
             self.0.extend_from_slice(&other.0);
             return;
         }
-        let mut merged = SmallVec::with_capacity(self.0.len() + other.0.len());
-        let (mut a, mut b) = (self.0.iter().peekable(), other.0.iter().peekable());
-        loop {
-            let next = match (a.peek(), b.peek()) {
-                (Some(&&x), Some(&&y)) => {
-                    if x <= y {
-                        a.next();
-                        if x == y {
-                            b.next();
-                        }
-                        x
-                    } else {
-                        b.next();
-                        y
-                    }
-                }
-                (Some(&&x), None) => {
-                    a.next();
-                    x
-                }
-                (None, Some(&&y)) => {
-                    b.next();
-                    y
-                }
-                (None, None) => break,
-            };
-            merged.push(next);
+        let (a, b) = (&self.0, &other.0);
+        let mut merged = SmallVec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            let (x, y) = (a[i], b[j]);
+            merged.push(x.min(y));
+            i += (x <= y) as usize;
+            j += (y <= x) as usize;
         }
+        merged.extend_from_slice(&a[i..]);
+        merged.extend_from_slice(&b[j..]);
         self.0 = merged;
     }
 
