@@ -31,7 +31,7 @@ const SPECIALS: [u8; 2] = *b"\"/";
 static CLASS: [u8; 256] = {
     let mut class = [OTHER; 256];
     let mut k = 0;
-    while k < 3 {
+    while k < OPENERS.len() {
         class[OPENERS[k] as usize] = OPEN;
         class[CLOSERS[k] as usize] = CLOSE;
         k += 1;
