@@ -33,7 +33,6 @@ use super::{
     model::{Event, EventKind, LoopKind, Module, Node, OpHandle, Region},
 };
 use crate::names::FunctionKind;
-use rustc_hash::FxHashSet;
 
 /// The flag: `Some(publish)` once a publish happened on some path.
 pub type Seen = Option<OpHandle>;
@@ -67,7 +66,7 @@ pub fn scan_module(module: &Module, graph: &CallGraph, launches: &mut dyn Launch
         module,
         summaries: vec![false; module.functions.len()],
         saturated: FunctionFlags::new(module, |function| function.region_count),
-        wrapper_calls: FxHashSet::default(),
+        wrapper_calls: FunctionFlags::new(module, |function| function.op_count),
         caller: 0,
         launches,
         stats: ScanStats::default(),
@@ -93,7 +92,7 @@ pub fn scan_module(module: &Module, graph: &CallGraph, launches: &mut dyn Launch
             }
         }
     }
-    scanner.stats.wrapper_publishes = scanner.wrapper_calls.len() as u64;
+    scanner.stats.wrapper_publishes = scanner.wrapper_calls.count();
     scanner.stats
 }
 
@@ -103,6 +102,8 @@ pub fn scan_module(module: &Module, graph: &CallGraph, launches: &mut dyn Launch
 pub struct FunctionFlags {
     offsets: Vec<usize>,
     flags: Vec<bool>,
+    /// How many flags are set.
+    count: u64,
 }
 
 impl FunctionFlags {
@@ -113,7 +114,7 @@ impl FunctionFlags {
             offsets.push(total);
             total += size(function) as usize;
         }
-        FunctionFlags { offsets, flags: vec![false; total] }
+        FunctionFlags { offsets, flags: vec![false; total], count: 0 }
     }
 
     pub fn get(&self, function: usize, index: u32) -> bool {
@@ -122,7 +123,14 @@ impl FunctionFlags {
 
     /// Sets the flag; whether it was clear.
     pub fn set(&mut self, function: usize, index: u32) -> bool {
-        !std::mem::replace(&mut self.flags[self.offsets[function] + index as usize], true)
+        let was_clear = !std::mem::replace(&mut self.flags[self.offsets[function] + index as usize], true);
+        self.count += was_clear as u64;
+        was_clear
+    }
+
+    /// How many (function, index) pairs have their flag set.
+    pub fn count(&self) -> u64 {
+        self.count
     }
 }
 
@@ -133,7 +141,7 @@ struct Scanner<'m, 'l> {
     /// (function, region) already scanned with the flag set.
     saturated: FunctionFlags,
     /// (caller, call order) of the calls that publish through a summary.
-    wrapper_calls: FxHashSet<(usize, u32)>,
+    wrapper_calls: FunctionFlags,
     caller: usize,
     launches: &'l mut dyn Launches,
     stats: ScanStats,
@@ -266,7 +274,7 @@ impl Scanner<'_, '_> {
                 let through_wrapper =
                     function.is_some_and(|(f, summary)| f.kind == FunctionKind::Orchestration && summary);
                 if through_wrapper {
-                    self.wrapper_calls.insert((self.caller, event.order));
+                    self.wrapper_calls.set(self.caller, event.order);
                 }
                 let publishes = *submit || through_wrapper || function.is_some_and(|(f, _)| f.builtin_template);
                 if publishes {
