@@ -24,20 +24,16 @@ not cover) left in. Medians throughout.
 
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import BIN, LLVM, PLUGIN, ROOT, generate_sized  # noqa: E402
+from run import BIN, LLVM, PLUGIN, ROOT, generate_sized, run_measured, timing_rows  # noqa: E402
 
 PIPELINE = "--pass-pipeline=builtin.module(ccl-pipeline)"
 PASS_ROWS = ("CclFindPostCollectiveKernels", "'func.func' Pipeline", "CclVerifyCommOrder")
-# A row of MLIR's timing report: optional user time, wall time, name.
-ROW = re.compile(r"^\s+(?:[\d.]+ \(\s*[\d.]+%\)\s+)?([\d.]+) \(\s*[\d.]+%\)\s+(\S.*)$")
 
 
 def commands(path):
@@ -52,18 +48,8 @@ def commands(path):
 
 def timed(argv, sink):
     """Wall seconds of one run, and the rows of its timing report."""
-    with open(sink, "wb") as out:
-        start = time.perf_counter()
-        child = subprocess.run([*argv, "--mlir-timing"], stdout=out, stderr=subprocess.PIPE, text=True)
-        wall = time.perf_counter() - start
-    if child.returncode != 0:
-        sys.exit(f"floor: {' '.join(argv)} failed ({child.returncode}):\n{child.stderr[:2000]}")
-    rows = {}
-    for line in child.stderr.splitlines():
-        match = ROW.match(line)
-        if match and not match.group(2).startswith("(A)"):
-            rows[match.group(2).strip()] = float(match.group(1))
-    return wall, rows
+    wall, _, report = run_measured([*argv, "--mlir-timing"], sink)
+    return wall, timing_rows(report)
 
 
 def main():
@@ -104,6 +90,7 @@ def main():
           f"Rust passes {rust:.3f}, the rest {other:.3f} (parser and exit noise, teardown outside the report)")
     print(f"floor (Rust passes free) {floor:.3f} s = {floor / base:.3f} of base; 1.10 of base is {1.1 * base:.3f} s,")
     print(f"so the Rust passes may take {1.1 * base - floor:.3f} s; they take {rust:.3f} s")
+
 
 if __name__ == "__main__":
     main()

@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -34,10 +35,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLVM = os.environ.get("LLVM_TOOLS_DIR", "/usr/lib/llvm-22/bin")
 BIN = os.path.join(ROOT, "target", "release")
 PLUGIN = os.path.join(BIN, "libccl_dialect_plugin.so")
+TIMING_ROW = re.compile(r"^\s+(?:[\d.]+ \(\s*[\d.]+%\)\s+)?([\d.]+) \(\s*[\d.]+%\)\s+(\S.*)$")
 
 
 def run_measured(argv, stdout_path):
-    """Runs argv, returns (seconds, peak RSS in MiB, exit code)."""
+    """Runs argv with stdout to stdout_path; returns (seconds, peak RSS in
+    MiB, its stderr). A failing run ends the benchmark."""
     with open(stdout_path, "wb") as out:
         start = time.perf_counter()
         child = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
@@ -48,7 +51,19 @@ def run_measured(argv, stdout_path):
         child.stderr.close()
     if child.returncode != 0:
         sys.exit(f"bench: {' '.join(argv)} failed ({child.returncode}):\n{err[:2000]}")
-    return elapsed, usage.ru_maxrss / 1024.0
+    return elapsed, usage.ru_maxrss / 1024.0, err
+
+
+def timing_rows(report):
+    """Wall seconds by row name in MLIR's `--mlir-timing` report (analysis
+    rows, "(A) ...", left out)."""
+    rows = {}
+    for line in report.splitlines():
+        # "  user (pct)  wall (pct)  name" with threads, "  wall (pct)  name" without.
+        match = TIMING_ROW.match(line)
+        if match and not match.group(2).startswith("(A)"):
+            rows[match.group(2).strip()] = float(match.group(1))
+    return rows
 
 
 def generate(path, ops, depth, functions, seed=1, bin_dir=BIN):
@@ -69,15 +84,15 @@ def compare(path, repeats, extra=(), parse_only=False):
     ours, theirs, parse, our_mem, their_mem, parse_mem = [], [], [], [], [], []
     sink = path + ".out"
     for _ in range(repeats):
-        t, m = run_measured([os.path.join(BIN, "ccl-opt"), path,
+        t, m, _ = run_measured([os.path.join(BIN, "ccl-opt"), path,
                              "--pass-pipeline=builtin.module(ccl-pipeline)", *extra], sink)
         ours.append(t)
         our_mem.append(m)
-        t, m = run_measured([os.path.join(LLVM, "mlir-opt"), f"--load-dialect-plugin={PLUGIN}", path], sink)
+        t, m, _ = run_measured([os.path.join(LLVM, "mlir-opt"), f"--load-dialect-plugin={PLUGIN}", path], sink)
         theirs.append(t)
         their_mem.append(m)
         if parse_only:
-            t, m = run_measured([os.path.join(BIN, "ccl-opt"), path], sink)
+            t, m, _ = run_measured([os.path.join(BIN, "ccl-opt"), path], sink)
             parse.append(t)
             parse_mem.append(m)
     os.unlink(sink)
@@ -144,10 +159,10 @@ def old_build(old_dir, ops, repeats, tmp):
     old, new, old_mem, new_mem = [], [], [], []
     sink = os.path.join(tmp, "sink")
     for _ in range(repeats):
-        t, m = run_measured([os.path.join(old_dir, "ccl-opt"), old_path], sink)
+        t, m, _ = run_measured([os.path.join(old_dir, "ccl-opt"), old_path], sink)
         old.append(t)
         old_mem.append(m)
-        t, m = run_measured([os.path.join(BIN, "ccl-opt"), new_path], sink)
+        t, m, _ = run_measured([os.path.join(BIN, "ccl-opt"), new_path], sink)
         new.append(t)
         new_mem.append(m)
     return {"ops": ops, "old_s": statistics.median(old), "new_s": statistics.median(new),
@@ -159,12 +174,10 @@ def insert_seconds(argv):
     """Wall time of ccl-insert-comm-fence from MLIR's timing report (Phase A,
     the per-kernel part, runs on MLIR's thread pool inside it)."""
     result = subprocess.run(argv + ["--mlir-timing", "-o", os.devnull], capture_output=True, text=True, check=True)
-    for line in result.stderr.splitlines():
-        if "CclInsertCommFence" in line:
-            # "  user (pct)  wall (pct)  name" or "  wall (pct)  name"
-            numbers = [float(tok) for tok in line.replace("(", " ").replace(")", " ").replace("%", " ").split()[:-1]]
-            return numbers[-2]
-    sys.exit("bench: no CclInsertCommFence row in the timing report")
+    rows = timing_rows(result.stderr)
+    if "CclInsertCommFence" not in rows:
+        sys.exit("bench: no CclInsertCommFence row in the timing report")
+    return rows["CclInsertCommFence"]
 
 
 def insert_threading(path, repeats):
