@@ -72,11 +72,20 @@ fn option_infos(specs: &[OptionSpec]) -> *const sys::CclOptionInfo {
     let infos: Vec<sys::CclOptionInfo> = specs
         .iter()
         .map(|spec| {
-            let (is_bool, default_value) = match spec.kind {
-                OptionKind::Bool { default } => (1, default as i64),
-                OptionKind::Int { default, .. } => (0, default),
+            let (kind, default_value, choices) = match spec.kind {
+                OptionKind::Bool { default } => (sys::CCL_OPTION_BOOL, default as i64, &[][..]),
+                OptionKind::Int { default, .. } => (sys::CCL_OPTION_INT, default, &[][..]),
+                OptionKind::Choice { default, choices } => (sys::CCL_OPTION_CHOICE, default as i64, choices),
             };
-            sys::CclOptionInfo { name: leak_c(spec.name), description: leak_c(spec.help), is_bool, default_value }
+            let names: Vec<*const c_char> = choices.iter().map(|choice| leak_c(choice)).collect();
+            sys::CclOptionInfo {
+                name: leak_c(spec.name),
+                description: leak_c(spec.help),
+                kind,
+                default_value,
+                num_choices: names.len(),
+                choices: if names.is_empty() { std::ptr::null() } else { Box::leak(names.into_boxed_slice()).as_ptr() },
+            }
         })
         .collect();
     // MLIR keeps references to the strings for the life of the process.
