@@ -5,7 +5,9 @@
 //!   function kinds and the successor edges of multi-block regions;
 //! - [`call_graph`]: the call graph (petgraph), its components and wrapper
 //!   resolution, all walks iterative;
-//! - [`scan`]: the Phase B scan, with per-function publish summaries.
+//! - [`scan`]: the Phase B scan, with per-function publish summaries;
+//! - [`trip_guard`]: the `scf.if` that runs exactly when an `scf.for` ran,
+//!   which the model reads together with its loop.
 //!
 //! The insert pass scans to decide which kernels get a prologue; the
 //! checker scans the same way to decide which kernels must have one, and
@@ -16,6 +18,7 @@
 pub mod call_graph;
 pub mod model;
 pub mod scan;
+pub mod trip_guard;
 
 #[cfg(test)]
 mod tests;
