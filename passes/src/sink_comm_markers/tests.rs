@@ -1,0 +1,1 @@
+//! Unit tests of the walk (lit covers each transformation on real IR).
