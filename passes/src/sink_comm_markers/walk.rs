@@ -114,7 +114,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
                 // The rules' markers for this very write come next: the
                 // fence among them follows any invalidate it passes.
                 let marked = dst.is_some_and(|dst| effects::followed_by_its_markers(self.names, op, dst));
-                self.stop(walk, flags, !marked);
+                self.stop(walk, flags, marked);
                 walk.unfenced |= flags.in_flight;
                 walk.flags.join(flags);
                 walk.anchor = Some(op);
