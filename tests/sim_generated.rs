@@ -6,7 +6,8 @@
 //! For every program:
 //! 1. the raw program (no markers) is simulated; how many race is counted;
 //! 2. `ccl-insert-comm-fence` output passes the checker and never races on
-//!    any schedule (exhaustive search);
+//!    any schedule (exhaustive search): no exception, since a block's own
+//!    accesses are coherent (SEMANTICS.md);
 //! 3. each inserted marker is deleted, one at a time. A deletion the checker
 //!    accepts must not race either (else the checker is unsound). A deletion
 //!    the checker rejects is *dynamic* when some schedule races and
@@ -21,7 +22,7 @@
 mod common;
 
 use cclir::generator::exchange::exchange_program;
-use cclir::sim::{self, report, Finding, Options, Outcome, RaceKind, Search};
+use cclir::sim::{self, report, Finding, Options, Outcome, Search};
 use cclir::Session;
 use common::inserted_lines;
 use std::collections::BTreeMap;
@@ -54,16 +55,8 @@ fn marker_kind(line: &str, before: &str) -> &'static str {
 enum Verdict {
     Clean(usize),
     Race(String),
-    /// A block's read of its own plain write, after the whole-GM
-    /// invalidate that follows a wait flushed that write and before it
-    /// landed (no fence: the rules ask for one after window writes only).
-    OwnPlainWrite,
     Other(String),
 }
-
-/// The entry's buffers are allocated in parameter order: `%win`, `%src`
-/// (the one plain buffer), `%data`, `%ack`.
-const PLAIN_BUFFER: u32 = 1;
 
 /// Simulates `program` (already parsed and checked by the caller).
 fn simulate(program: &cclir::Program<'_>, ranks: u16) -> Verdict {
@@ -75,13 +68,6 @@ fn simulate(program: &cclir::Program<'_>, ranks: u16) -> Verdict {
         Outcome::Found { finding, last, .. } => {
             let text = report::finding(&machine, &finding, &last);
             match &*finding {
-                Finding::Race(race)
-                    if race.kind == RaceKind::StaleRead
-                        && race.first.thread == race.second.thread
-                        && race.loc.buffer == PLAIN_BUFFER =>
-                {
-                    Verdict::OwnPlainWrite
-                }
                 Finding::Race(_) => Verdict::Race(text),
                 _ => Verdict::Other(text),
             }
@@ -94,10 +80,6 @@ fn simulate(program: &cclir::Program<'_>, ranks: u16) -> Verdict {
 struct Counts {
     programs: usize,
     raw_races: usize,
-    /// Programs whose inserted form races only through `Verdict::OwnPlainWrite`.
-    own_plain_write: usize,
-    /// Deletions that race only through `Verdict::OwnPlainWrite`.
-    own_plain_write_mutants: usize,
     states: usize,
     max_states: usize,
     /// Per kind of marker: [deleted, rejected by the checker, raced].
@@ -120,7 +102,7 @@ fn run_case(
     let mut program = session.parse(raw, "exchange.mlir").unwrap_or_else(|e| panic!("{what}: {e:?}\n{raw}"));
     let printed = program.to_text();
     match simulate(&program, ranks) {
-        Verdict::Race(_) | Verdict::OwnPlainWrite => counts.raw_races += 1,
+        Verdict::Race(_) => counts.raw_races += 1,
         Verdict::Clean(_) => {}
         Verdict::Other(text) => panic!("{what}: the raw program: {text}\n{raw}"),
     }
@@ -136,12 +118,6 @@ fn run_case(
         Verdict::Clean(states) => {
             counts.states += states;
             counts.max_states = counts.max_states.max(states);
-        }
-        // The one race the inserted markers leave (docs/ccl-sim.md, "What
-        // the simulator found"): counted, and its mutants are not run.
-        Verdict::OwnPlainWrite => {
-            counts.own_plain_write += 1;
-            return;
         }
         Verdict::Race(text) | Verdict::Other(text) => panic!("{what}: insert(p) is not clean:\n{text}\n{inserted}"),
     }
@@ -159,13 +135,6 @@ fn run_case(
         // The checker changes nothing, so the program it checked is the
         // mutant as parsed.
         let raced = match simulate(&program, ranks) {
-            // The gap the inserted programs show, uncovered by deleting a
-            // fence the checker does not ask for (after a whole-GM
-            // invalidate): counted, not held against the checker.
-            Verdict::OwnPlainWrite => {
-                counts.own_plain_write_mutants += 1;
-                false
-            }
             Verdict::Race(text) => {
                 assert!(
                     rejected,
@@ -198,13 +167,11 @@ fn inserted_markers_are_enough_and_deleting_them_races() {
         let _ = session.take_diagnostics();
     }
     println!(
-        "sim_generated: {} programs in {:.1?}; {} race without markers; with them {} race, each by a block \
-         reading back its own plain write flushed by the invalidate after a wait (not fenced), and the rest are \
-         clean ({} states in all, at most {} in one program)",
+        "sim_generated: {} programs in {:.1?}; {} race without markers; with them every one is clean ({} states \
+         in all, at most {} in one program)",
         counts.programs,
         started.elapsed(),
         counts.raw_races,
-        counts.own_plain_write,
         counts.states,
         counts.max_states
     );
@@ -216,12 +183,7 @@ fn inserted_markers_are_enough_and_deleting_them_races() {
         );
         (deleted, rejected, raced) = (deleted + d, rejected + c, raced + r);
     }
-    println!(
-        "  in all: {deleted} deletions, {rejected} rejected, {raced} dynamic, {} static-only; {} deletions race \
-         only by a block reading back its own plain write",
-        rejected - raced,
-        counts.own_plain_write_mutants
-    );
+    println!("  in all: {deleted} deletions, {rejected} rejected, {raced} dynamic, {} static-only", rejected - raced);
     assert_eq!(counts.programs as u64, cases);
     assert!(
         counts.raw_races * 2 >= counts.programs,

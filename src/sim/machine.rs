@@ -557,15 +557,18 @@ impl Machine {
     }
 
     /// Whether a read of `loc` by `t` commutes with every other thread's
-    /// steps: it hits `t`'s cache, or `loc` is quiet (no write to it in
-    /// flight, no dirty line of it in another cache). A write to a quiet
+    /// steps: it hits `t`'s cache, it returns `t`'s own write still in
+    /// flight, or `loc` is quiet (no write to it in flight, no dirty line
+    /// of it in another cache). A write to a quiet
     /// location that some other thread issues later cannot happen before
     /// this read (the read's thread has passed every wait it depends on), so
     /// reading now or after it finds the same races; nothing else changes
     /// memory under a running block (a collective needs its host, which is
     /// joining the launch).
     fn read_is_local(&self, state: &State, t: ThreadId, loc: Loc) -> bool {
-        if state.caches[t as usize].contains_key(&loc) {
+        // A cache hit, or a read of `t`'s own write still in flight: what it
+        // returns does not depend on when any unit lands.
+        if state.caches[t as usize].contains_key(&loc) || self.own_pending(state, t, loc).is_some() {
             return true;
         }
         let in_flight =
@@ -835,18 +838,57 @@ impl Machine {
         Ok(WriteId { thread: t, seq: me.seq })
     }
 
-    /// A GM read through `t`'s cache.
+    /// `t`'s newest write of `loc` still in its in-flight queue (a write-back
+    /// its own invalidate started, or a put or remote store), if any.
+    fn own_pending(&self, state: &State, t: ThreadId, loc: Loc) -> Option<Cell> {
+        state.inflight[t as usize]
+            .iter()
+            .flat_map(|unit| &unit.writes)
+            .filter(|(l, _)| *l == loc)
+            .map(|(_, cell)| *cell)
+            .max_by_key(|cell| cell.writer.map(|w| w.seq))
+    }
+
+    /// A GM read through `t`'s cache. Own accesses are coherent: the read
+    /// returns `t`'s newest write of `loc` wherever it sits. A line in the
+    /// cache is always the newest (a write-back or a put of `loc` drops it,
+    /// and a write or read puts back the newest); else the newest write in
+    /// `t`'s queue (writes of one thread are numbered in order); else
+    /// memory. A value taken from the queue or memory is kept as a clean
+    /// line.
     fn read_cached(&self, state: &mut State, t: ThreadId, loc: Loc, site: SiteId) -> Result<u64, Fail> {
         let cell = match state.caches[t as usize].get(&loc) {
             Some(line) => line.cell,
             None => {
-                let cell = self.cell(state, loc, site)?;
+                let cell = match self.own_pending(state, t, loc) {
+                    Some(pending) => pending,
+                    None => self.cell(state, loc, site)?,
+                };
                 Arc::make_mut(&mut state.caches[t as usize]).insert(loc, Line { cell, dirty: false });
                 cell
             }
         };
         self.check_read(state, t, loc, cell, site)?;
         Ok(cell.bits)
+    }
+
+    /// A write of `loc` by `t` that goes to its queue (a put, a remote
+    /// store): `t`'s line of `loc`, if any, is older and goes (a dirty one
+    /// was overwritten before it was written back).
+    fn queue_write(
+        &self,
+        state: &mut State,
+        t: ThreadId,
+        loc: Loc,
+        bits: u64,
+        site: SiteId,
+    ) -> Result<(Loc, Cell), Fail> {
+        self.cell(state, loc, site)?;
+        let writer = self.check_write(state, t, loc, site)?;
+        if state.caches[t as usize].contains_key(&loc) {
+            Arc::make_mut(&mut state.caches[t as usize]).remove(&loc);
+        }
+        Ok((loc, Cell { bits, writer: Some(writer) }))
     }
 
     /// A GM write into `t`'s cache (a dirty line).
@@ -937,10 +979,7 @@ impl Machine {
                 }
                 let mut writes = Vec::new();
                 for (n, bits) in lanes.iter().enumerate() {
-                    let loc = at(&dst, p, n as i64);
-                    self.cell(state, loc, site)?;
-                    let writer = self.check_write(state, t, loc, site)?;
-                    writes.push((loc, Cell { bits: *bits, writer: Some(writer) }));
+                    writes.push(self.queue_write(state, t, at(&dst, p, n as i64), *bits, site)?);
                 }
                 self.enqueue(state, t, Unit { site, writes });
             }
@@ -952,10 +991,7 @@ impl Machine {
                 let mut writes = Vec::new();
                 for n in 0..src.len() {
                     let bits = self.read_cached(state, t, at(&src, rank, n), site)?;
-                    let loc = at(&dst, p, n);
-                    self.cell(state, loc, site)?;
-                    let writer = self.check_write(state, t, loc, site)?;
-                    writes.push((loc, Cell { bits, writer: Some(writer) }));
+                    writes.push(self.queue_write(state, t, at(&dst, p, n), bits, site)?);
                 }
                 self.enqueue(state, t, Unit { site, writes });
             }
