@@ -22,6 +22,7 @@ use crate::{
     names::{Interned, Name},
 };
 use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, OperationRef};
+use rustc_hash::FxHashMap;
 
 /// The walk of one kernel.
 pub struct Walker<'n, 'c, 'a> {
@@ -42,6 +43,15 @@ struct BlockWalk<'c, 'a> {
     /// The last op markers must stay after (anything but pure ops and the
     /// carried markers); `None`: the block's start.
     anchor: Option<OperationRef<'c, 'a>>,
+    /// How many ops the walk has passed, and how many when it set the
+    /// anchor.
+    seen: u32,
+    anchor_seen: u32,
+    /// The views (and allocations) passed, by op, with `seen` when passed:
+    /// a region invalidate of one passed after the anchor moves the anchor
+    /// to it, so that markers are never placed before the value they name
+    /// (and never past a view for nothing).
+    views: Option<FxHashMap<usize, u32>>,
     /// Whether a write may be in flight since the last fence (T5); unknown,
     /// so true, at the block's start.
     unfenced: bool,
@@ -71,14 +81,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
     }
 
     fn block(&mut self, block: BlockRef<'c, 'a>) -> BlockWalk<'c, 'a> {
-        let mut walk = BlockWalk {
-            block,
-            anchor: None,
-            unfenced: true,
-            mark: self.tentative.len(),
-            flags: Flags::default(),
-            carry: Carry::default(),
-        };
+        let mut walk = BlockWalk::new(block, self.tentative.len(), Carry::default());
         let mut cursor = block.first_operation();
         while let Some(op) = cursor {
             // The next op is taken first: a trip guard built after `op`
@@ -99,6 +102,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
     }
 
     fn op(&mut self, walk: &mut BlockWalk<'c, 'a>, op: OperationRef<'c, 'a>) {
+        walk.seen += 1;
         match effects::of(self.names, op) {
             Effect::Fence => walk.carry.add(op, Kind::Fence, &mut self.counts),
             Effect::Invalidate(None) => walk.carry.add(op, Kind::Whole, &mut self.counts),
@@ -107,7 +111,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
             }
             Effect::Pure { names_memory } => {
                 if names_memory {
-                    walk.anchor = Some(op);
+                    walk.views.get_or_insert_with(FxHashMap::default).insert(ir::op_key(op), walk.seen);
                 }
             }
             Effect::Op { flags, dst } => {
@@ -117,7 +121,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
                 self.stop(walk, flags, marked);
                 walk.unfenced |= flags.in_flight;
                 walk.flags.join(flags);
-                walk.anchor = Some(op);
+                walk.set_anchor(op);
             }
             Effect::Regions => self.region_op(walk, op),
         }
@@ -175,7 +179,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         self.stop(walk, flags, false);
         walk.unfenced |= flags.in_flight;
         walk.flags.join(flags);
-        walk.anchor = Some(op);
+        walk.set_anchor(op);
         if !flags.exposure {
             self.tentative.extend(inner);
         }
@@ -350,21 +354,14 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         let then = trip_guard::build(self.names, op);
         self.counts.guards += 1;
         let guard_op = then.parent_operation().expect("a guard's block is in the guard");
-        let mut inside = BlockWalk {
-            block: then,
-            anchor: None,
-            unfenced: true,
-            mark: self.tentative.len(),
-            flags: Flags::default(),
-            carry: guarded,
-        };
+        let mut inside = BlockWalk::new(then, self.tentative.len(), guarded);
         // The guard ends where the loop does, as a branch would.
         if let Some(fence) = self.place_all(&mut inside) {
             self.tentative.push(fence);
         }
         walk.unfenced |= inside.flags.in_flight;
         walk.flags.join(inside.flags);
-        walk.anchor = Some(guard_op);
+        walk.set_anchor(guard_op);
     }
 
     // -- placing -----------------------------------------------------------
@@ -389,7 +386,12 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
     }
 
     fn place_invalidates(&mut self, walk: &mut BlockWalk<'c, 'a>) {
-        for (_, op) in std::mem::take(&mut walk.carry.regions) {
+        // Region invalidates stay after the views they name.
+        let regions = std::mem::take(&mut walk.carry.regions);
+        for (_, op) in &regions {
+            walk.stay_after_definition(ir::operand(*op, 0));
+        }
+        for (_, op) in regions {
             self.place(walk, op);
         }
         if let Some(whole) = walk.carry.whole.take() {
@@ -407,7 +409,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
             walk.unfenced = true;
             walk.flags.in_flight = true;
         }
-        walk.anchor = Some(op);
+        walk.set_anchor(op);
     }
 
     /// Erases the tentative fences above `mark`: a fence placed after them,
@@ -417,6 +419,41 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
             ir::erase(fence);
             self.counts.dropped += 1;
         }
+    }
+}
+
+impl<'c, 'a> BlockWalk<'c, 'a> {
+    /// A walk at the start of `block`, carrying `carry`.
+    fn new(block: BlockRef<'c, 'a>, mark: usize, carry: Carry<'c, 'a>) -> Self {
+        BlockWalk {
+            block,
+            anchor: None,
+            seen: 0,
+            anchor_seen: 0,
+            views: None,
+            unfenced: true,
+            mark,
+            flags: Flags::default(),
+            carry,
+        }
+    }
+
+    /// Moves the anchor to the op defining `value` if the walk passed it
+    /// after the anchor (a view: markers passed it, but one that names its
+    /// result must stay after it).
+    fn stay_after_definition(&mut self, value: melior::ir::Value<'c, 'a>) {
+        let Some(def) = ir::defining_op(value) else { return };
+        let passed = self.views.as_ref().and_then(|views| views.get(&ir::op_key(def)).copied());
+        if let Some(seen) = passed.filter(|&seen| seen > self.anchor_seen) {
+            self.anchor = Some(def);
+            self.anchor_seen = seen;
+        }
+    }
+
+    /// Markers now stay after `op`, the last op passed.
+    fn set_anchor(&mut self, op: OperationRef<'c, 'a>) {
+        self.anchor = Some(op);
+        self.anchor_seen = self.seen;
     }
 }
 
