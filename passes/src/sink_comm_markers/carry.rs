@@ -37,6 +37,14 @@ impl<'c, 'a> Carry<'c, 'a> {
         self.regions.is_empty() && self.whole.is_none() && self.fence.is_none()
     }
 
+    /// Whether what is carried must be placed before an exposure: a fence,
+    /// or a region invalidate (written for a local publish). A whole-GM
+    /// invalidate without a fence publishes nothing it is sure to land; it
+    /// is carried for this block's reads.
+    pub fn publishes(&self) -> bool {
+        self.fence.is_some() || !self.regions.is_empty()
+    }
+
     /// Whether an invalidate is carried.
     pub fn has_invalidates(&self) -> bool {
         self.whole.is_some() || !self.regions.is_empty()

@@ -128,16 +128,19 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
     }
 
     /// Places what an op with `flags` stops (the op comes after the
-    /// block's anchor): everything before an exposure, the whole-GM
-    /// invalidate before a read, and, unless `write_may_pass`, an
+    /// block's anchor): before an exposure, everything that publishes (a
+    /// fence, and the invalidates with it; a whole-GM invalidate alone
+    /// only drops lines for this block's later reads and passes); before a
+    /// read, the whole-GM invalidate; and, unless `write_may_pass`, an
     /// invalidate without a fence before a write (its write-back would
     /// include the write, with no fence to land it before it is exposed).
     fn stop(&mut self, walk: &mut BlockWalk<'c, 'a>, flags: Flags, write_may_pass: bool) {
         if flags.exposure {
-            self.place_all(walk);
+            if walk.carry.publishes() {
+                self.place_all(walk);
+            }
             // A fence met so far in a branch is needed here.
             self.tentative.truncate(walk.mark);
-            return;
         }
         if flags.read {
             if let Some(whole) = walk.carry.whole.take() {
@@ -294,16 +297,17 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
     // -- taking markers out ------------------------------------------------
 
     /// Whether what `walk` (a loop body, or a while's `before` region)
-    /// carries at its end may leave the loop, whose ops do `flags`: nothing
-    /// in the loop exposes data (so no iteration needs the markers before a
-    /// later one does), nothing reads GM if a whole-GM invalidate leaves (a
-    /// later iteration's read needs it), nothing writes if an invalidate
-    /// leaves without a fence, and every invalidated value is defined
-    /// outside the block (so it still names something after the loop).
+    /// carries at its end may leave the loop, whose ops do `flags`: what
+    /// the loop does would not stop it in one block (nothing exposes data
+    /// if it publishes, so that no iteration needs it before a later one
+    /// does; nothing reads GM if a whole-GM invalidate leaves; nothing
+    /// writes if an invalidate leaves without a fence), and every
+    /// invalidated value is defined outside the block (so it still names
+    /// something after the loop).
     fn may_leave(&self, walk: &BlockWalk<'c, 'a>, flags: Flags) -> bool {
         let carry = &walk.carry;
         !carry.is_empty()
-            && !flags.exposure
+            && !(carry.publishes() && flags.exposure)
             && !(carry.whole.is_some() && flags.read)
             && !(carry.has_invalidates() && carry.fence.is_none() && flags.local_write)
             && carry
@@ -351,6 +355,16 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         if guarded.is_empty() {
             return;
         }
+        // The loop's guard may be there already (a later run of the
+        // pipeline: the insert pass put markers back into the loop body).
+        // Then they join what it holds: the walk meets it next.
+        if let Some(then) = self.existing_guard(op) {
+            let mut start = BlockWalk::new(then, self.tentative.len(), guarded);
+            for (_, marker) in std::mem::take(&mut start.carry).into_items() {
+                self.place(&mut start, marker);
+            }
+            return;
+        }
         let then = trip_guard::build(self.names, op);
         self.counts.guards += 1;
         let guard_op = then.parent_operation().expect("a guard's block is in the guard");
@@ -362,6 +376,18 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         walk.unfenced |= inside.flags.in_flight;
         walk.flags.join(inside.flags);
         walk.set_anchor(guard_op);
+    }
+
+    /// The then-block of the trip guard of loop `op` when it is the first
+    /// op after the loop that is not side-effect-free (its comparison may
+    /// come between).
+    fn existing_guard(&self, op: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
+        let next = std::iter::successors(op.next_in_block(), |o| o.next_in_block())
+            .find(|o| !matches!(effects::of(self.names, *o), Effect::Pure { .. }))?;
+        if !trip_guard::is_trip_guard(self.names, next, op) {
+            return None;
+        }
+        ir::first_block_of(next, 0)
     }
 
     // -- placing -----------------------------------------------------------
