@@ -136,6 +136,12 @@ impl<'c, 'a> Carry<'c, 'a> {
         common
     }
 
+    /// Whether both carries hold the same invalidate.
+    pub fn shares_an_invalidate(&self, other: &Carry<'c, 'a>) -> bool {
+        (self.whole.is_some() && other.whole.is_some())
+            || self.regions.iter().any(|(value, _)| other.regions.iter().any(|(v, _)| v == value))
+    }
+
     /// Every carried marker op.
     pub fn ops(&self) -> impl Iterator<Item = OperationRef<'c, 'a>> + '_ {
         self.regions.iter().map(|(_, op)| *op).chain(self.whole).chain(self.fence)

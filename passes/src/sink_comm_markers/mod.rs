@@ -49,6 +49,14 @@ pub struct Counts {
 }
 
 impl Counts {
+    fn add(&mut self, other: Counts) {
+        self.moved += other.moved;
+        self.merged += other.merged;
+        self.hoisted += other.hoisted;
+        self.dropped += other.dropped;
+        self.guards += other.guards;
+    }
+
     /// Whether the walk changed the IR.
     pub fn changed(&self) -> bool {
         self.moved + self.merged + self.dropped + self.guards > 0
@@ -97,9 +105,19 @@ impl CclPass for SinkCommMarkers {
     }
 }
 
-/// Sinks the markers of InCore function `func` (with a body).
+/// Sinks the markers of InCore function `func` (with a body): one walk,
+/// and in the one case where a second walk could take more out
+/// (`Walker::settled`), walks until none can, so that the output is a
+/// fixed point. Each further walk follows one that erased a fence, so they
+/// end.
 pub fn sink(func: OperationRef<'_, '_>, names: &Interned) -> Counts {
-    let mut walker = walk::Walker::new(names);
-    walker.function(func);
-    walker.counts
+    let mut total = Counts::default();
+    loop {
+        let mut walker = walk::Walker::new(names);
+        walker.function(func);
+        total.add(walker.counts);
+        if walker.settled() {
+            return total;
+        }
+    }
 }

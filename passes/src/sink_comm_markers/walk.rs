@@ -34,6 +34,12 @@ pub struct Walker<'n, 'c, 'a> {
     /// where it found it at every exposure, and a fence it places erases
     /// everything above that mark.
     tentative: Vec<OperationRef<'c, 'a>>,
+    /// An `scf.if` kept an invalidate both branches end with because only
+    /// one branch had a fence, and a tentative fence was erased: that
+    /// fence may have been the one, and a second walk may take the
+    /// invalidates out (`Walker::settled`).
+    kept_for_a_fence: bool,
+    erased_tentative: bool,
 }
 
 /// One block's walk, kept until the op that owns the block has decided
@@ -63,7 +69,21 @@ struct BlockWalk<'c, 'a> {
 
 impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
     pub fn new(names: &'n Interned) -> Self {
-        Self { names, counts: Counts::default(), tentative: Vec::new() }
+        Self {
+            names,
+            counts: Counts::default(),
+            tentative: Vec::new(),
+            kept_for_a_fence: false,
+            erased_tentative: false,
+        }
+    }
+
+    /// Whether a second walk of the function would find it as this one
+    /// left it. The one case it might not: T4 kept an invalidate in both
+    /// branches of an `scf.if` because one branch ended with a fence, and
+    /// T5 erased that fence later, for a fence after the `scf.if`.
+    pub fn settled(&self) -> bool {
+        !(self.kept_for_a_fence && self.erased_tentative)
     }
 
     /// Walks the body of `func` (an InCore function with a body). Every
@@ -272,17 +292,26 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
     /// the rest stay at the end of their branch, where a fence becomes
     /// tentative (a later fence before any exposure makes it useless).
     fn scf_if(&mut self, op: OperationRef<'c, 'a>) -> (Flags, Leaving<'c, 'a>) {
-        let then = ir::first_block_of(op, 0);
-        let otherwise = ir::first_block_of(op, 1);
-        let mut then = then.map(|block| self.block(block));
-        let mut otherwise = otherwise.map(|block| self.block(block));
+        // Both branches are walked before either places what it carries
+        // (what leaves needs both); each keeps its tentative fences apart
+        // meanwhile, so that a fence placed in one never erases the other's.
+        let mut branch = |block| {
+            let walk = self.block(block);
+            let tentative = self.tentative.split_off(walk.mark);
+            (walk, tentative)
+        };
+        let mut then = ir::first_block_of(op, 0).map(&mut branch);
+        let mut otherwise = ir::first_block_of(op, 1).map(&mut branch);
         let mut flags = Flags::default();
         let mut common = Carry::default();
-        if let (Some(then), Some(otherwise)) = (&mut then, &mut otherwise) {
+        if let (Some((then, _)), Some((otherwise, _))) = (&mut then, &mut otherwise) {
             common = then.carry.take_common(&mut otherwise.carry, &mut self.counts);
             self.counts.hoisted += common.ops().count() as u64;
+            self.kept_for_a_fence |= then.carry.shares_an_invalidate(&otherwise.carry);
         }
-        for walk in [then.as_mut(), otherwise.as_mut()].into_iter().flatten() {
+        for (walk, tentative) in [then.as_mut(), otherwise.as_mut()].into_iter().flatten() {
+            walk.mark = self.tentative.len();
+            self.tentative.append(tentative);
             // The branch ends where the op does: its fence is needed only
             // if no fence of the parent comes before the next exposure.
             if let Some(fence) = self.place_all(walk) {
@@ -444,6 +473,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         for fence in self.tentative.drain(mark..) {
             ir::erase(fence);
             self.counts.dropped += 1;
+            self.erased_tentative = true;
         }
     }
 }
