@@ -62,11 +62,26 @@ fn the_sink_pass_keeps_its_contract_on_generated_programs() {
     let (mut before, mut after, mut changed) = (0, 0, 0);
     for seed in base..base + cases {
         let config = config(seed);
-        let what = format!("ccl-gen --seed {} --ops {} --depth {}", config.seed, config.ops, config.depth);
+        let what = format!(
+            "ccl-gen --seed {} --ops {} --depth {} --functions {}",
+            config.seed,
+            config.ops,
+            config.depth,
+            config.functions.unwrap_or_default()
+        );
         let source = generator::generate(&config);
         let optimized = run(&session, &minimal, &source, &format!("{what}: the minimal placement is rejected"));
         let again = run(&session, &sink, &optimized, &format!("{what}: a second run"));
-        assert_eq!(optimized, again, "{what}: a second run of the sink pass changed its output");
+        if optimized != again {
+            let first = optimized.lines().zip(again.lines()).position(|(a, b)| a != b).unwrap_or_default();
+            let show = |text: &str| text.lines().skip(first.saturating_sub(8)).take(16).collect::<Vec<_>>().join("\n");
+            panic!(
+                "{what}: a second run of the sink pass changed its output at line {}:\n{}\n--- a second run:\n{}",
+                first + 1,
+                show(&optimized),
+                show(&again)
+            );
+        }
         let placed = run(&session, &inserted, &source, &format!("{what}: the insertion"));
         assert!(markers(&optimized) <= markers(&placed), "{what}: more markers than the insert pass placed");
         before += markers(&placed);

@@ -52,9 +52,8 @@ pub enum Effect<'c, 'a> {
     Fence,
     /// `ccl.cacheinvalid`: whole-GM (`None`) or of one SSA value.
     Invalidate(Option<Value<'c, 'a>>),
-    /// An op without regions, with its flags; `dst` is the memref a local
-    /// write writes (to recognise the rules' markers right after it).
-    Op { flags: Flags, dst: Option<Value<'c, 'a>> },
+    /// An op without regions, with its flags.
+    Op(Flags),
     /// An op with regions: the walk looks inside.
     Regions,
     /// Side-effect-free: markers pass it without stopping. `names_memory`
@@ -75,40 +74,31 @@ pub fn of<'c, 'a>(names: &Interned, op: OperationRef<'c, 'a>) -> Effect<'c, 'a> 
         let Some(view) = CclOp::view(kind, op) else {
             // A ccl op with operands the views do not expect cannot pass
             // the verifier; read it as unknown all the same.
-            return Effect::Op { flags: Flags::ALL, dst: None };
+            return Effect::Op(Flags::ALL);
         };
         return match view {
             CclOp::Fence(_) => Effect::Fence,
             CclOp::CacheInvalid(invalidate) => Effect::Invalidate(invalidate.target()),
-            CclOp::Notify(_) => Effect::Op { flags: NOTIFY, dst: None },
-            CclOp::Submit(_) | CclOp::AllToAllV(_) | CclOp::AllReduce(_) | CclOp::Barrier(_) => {
-                Effect::Op { flags: Flags::ALL, dst: None }
+            CclOp::Notify(_) => Effect::Op(NOTIFY),
+            CclOp::Submit(_) | CclOp::AllToAllV(_) | CclOp::AllReduce(_) | CclOp::Barrier(_) => Effect::Op(Flags::ALL),
+            CclOp::Read(_) | CclOp::TileLoad(_) | CclOp::RemoteLoad(_) => Effect::Op(READ),
+            CclOp::Get(_) => Effect::Op(Flags { exposure: false, read: true, local_write: true, in_flight: false }),
+            CclOp::Put(_) => Effect::Op(Flags { exposure: false, read: true, local_write: false, in_flight: true }),
+            CclOp::RemoteStore(_) => {
+                Effect::Op(Flags { exposure: false, read: false, local_write: false, in_flight: true })
             }
-            CclOp::Read(_) | CclOp::TileLoad(_) | CclOp::RemoteLoad(_) => Effect::Op { flags: READ, dst: None },
-            CclOp::Get(get) => Effect::Op {
-                flags: Flags { exposure: false, read: true, local_write: true, in_flight: false },
-                dst: Some(get.dst()),
-            },
-            CclOp::Put(_) => Effect::Op {
-                flags: Flags { exposure: false, read: true, local_write: false, in_flight: true },
-                dst: None,
-            },
-            CclOp::RemoteStore(_) => Effect::Op {
-                flags: Flags { exposure: false, read: false, local_write: false, in_flight: true },
-                dst: None,
-            },
-            CclOp::TileStore(store) => Effect::Op { flags: WRITE, dst: Some(store.dst()) },
-            CclOp::TensorWrite(write) => Effect::Op { flags: WRITE, dst: Some(write.dst()) },
+            CclOp::TileStore(_) => Effect::Op(WRITE),
+            CclOp::TensorWrite(_) => Effect::Op(WRITE),
             // A wait only acquires what others released: nothing of this
             // block's becomes visible, nothing is read.
-            CclOp::Wait(_) => Effect::Op { flags: NOTHING, dst: None },
+            CclOp::Wait(_) => Effect::Op(NOTHING),
             CclOp::CalAllToAllVBlocks(_) | CclOp::CommSize(_) | CclOp::Rank(_) | CclOp::BlockId(_) => {
                 Effect::Pure { names_memory: false }
             }
         };
     }
     if name == names.call {
-        return Effect::Op { flags: Flags::ALL, dst: None };
+        return Effect::Op(Flags::ALL);
     }
     if op.region_count() > 0 {
         return Effect::Regions;
@@ -120,14 +110,16 @@ pub fn of<'c, 'a>(names: &Interned, op: OperationRef<'c, 'a>) -> Effect<'c, 'a> 
     if name == names.memref_alloc || name == names.memref_alloca {
         return Effect::Pure { names_memory: true };
     }
-    Effect::Op { flags: Flags::ALL, dst: None }
+    Effect::Op(Flags::ALL)
 }
 
-/// Whether the two ops after `write` are the rules' markers for its
-/// destination: `ccl.cacheinvalid` of `dst` (or whole-GM), then
-/// `ccl.fence` (Phase A rule 1 puts them there).
-pub fn followed_by_its_markers(names: &Interned, write: OperationRef<'_, '_>, dst: Value<'_, '_>) -> bool {
-    let Some(next) = write.next_in_block() else { return false };
-    (ir::is_region_cache_invalid_of(names, next, dst) || ir::is_whole_cache_invalid(names, next))
-        && next.next_in_block().is_some_and(|fence| ir::is_fence(names, fence))
+/// Whether the markers right after `write` (the run of `ccl.fence` and
+/// `ccl.cacheinvalid` ops that follows it, in any order: the walk carries
+/// them together) include a fence: an invalidate carried past the write
+/// then has one to land what it writes back. After a window write the
+/// rules put its invalidate and fence there.
+pub fn followed_by_a_fence(names: &Interned, write: OperationRef<'_, '_>) -> bool {
+    std::iter::successors(write.next_in_block(), |op| op.next_in_block())
+        .take_while(|op| ir::is_fence(names, *op) || names.is(Name::of(*op), crate::ods::OpKind::CacheInvalid))
+        .any(|op| ir::is_fence(names, op))
 }

@@ -134,11 +134,12 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
                     walk.views.get_or_insert_with(FxHashMap::default).insert(ir::op_key(op), walk.seen);
                 }
             }
-            Effect::Op { flags, dst } => {
-                // The rules' markers for this very write come next: the
-                // fence among them follows any invalidate it passes.
-                let marked = dst.is_some_and(|dst| effects::followed_by_its_markers(self.names, op, dst));
-                self.stop(walk, flags, marked);
+            Effect::Op(flags) => {
+                // Markers with a fence among them come next: the fence
+                // lands what any invalidate carried past the write writes
+                // back.
+                let fenced = flags.local_write && effects::followed_by_a_fence(self.names, op);
+                self.stop(walk, flags, fenced);
                 walk.unfenced |= flags.in_flight;
                 walk.flags.join(flags);
                 walk.set_anchor(op);
