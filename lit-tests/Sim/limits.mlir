@@ -57,12 +57,12 @@ func.func @alloc_free_in_loop() attributes {ccl.kind = "orchestration"} {
 
 // 200 blocks per rank, each a scheduling point: --max-states is checked on
 // every state made, so 10 states take no time and no memory.
-// STATES: ccl-sim: error: --max-states 10 reached ({{[0-9]+}} states generated, {{[0-9]+}} distinct) before the search finished: no conclusion
+// STATES: limits.mlir:[[@LINE+15]]:1: error: --max-states 10 reached ({{[0-9]+}} states generated, {{[0-9]+}} distinct) before the search finished: no conclusion
 // STATES-NOT: no race
 // The 402 threads' vector clocks alone need more than 256 KiB; the search
 // of their schedules, more than 2 MiB.
 // THREADS: limits.mlir:[[@LINE+11]]:1: error: the state of 402 threads needs {{.*}}, more than --max-memory 256 KiB: no conclusion{{$}}
-// SEARCH: ccl-sim: error: --max-memory 2 MiB reached ({{.*}} held after {{[0-9]+}} states generated, {{[0-9]+}} distinct) before the search finished: no conclusion
+// SEARCH: limits.mlir:[[@LINE+10]]:1: error: --max-memory 2 MiB reached ({{.*}} held after {{[0-9]+}} states generated, {{[0-9]+}} distinct) before the search finished: no conclusion
 func.func @notify_all(%sig: memref<1xi32, #ccl.window>) attributes {ccl.kind = "aiv"} {
   %one = arith.constant 1 : i32
   %two = arith.constant 2 : i32

@@ -241,16 +241,21 @@ fn run(mut args: Args) -> Verdict {
                 code: 0,
             }
         }
-        Outcome::Limit { states, generated, bound } => match bound {
-            Bound::States(max) => fail(format_args!(
-                "ccl-sim: error: --max-states {max} reached ({generated} states generated, {states} distinct) before the search finished: no conclusion"
-            )),
-            Bound::Memory { max, held } => fail(format_args!(
-                "ccl-sim: error: --max-memory {} reached ({} held after {generated} states generated, {states} distinct) before the search finished: no conclusion",
-                memory::human(max),
-                memory::human(held)
-            )),
-        },
+        // A bound of the whole search is the entry's: the run it started.
+        Outcome::Limit { states, generated, bound } => {
+            let entry = &machine.program.funcs[machine.program.entry as usize];
+            let at = &machine.program.site(entry.site).loc;
+            match bound {
+                Bound::States(max) => fail(format_args!(
+                    "{at}: error: --max-states {max} reached ({generated} states generated, {states} distinct) before the search finished: no conclusion"
+                )),
+                Bound::Memory { max, held } => fail(format_args!(
+                    "{at}: error: --max-memory {} reached ({} held after {generated} states generated, {states} distinct) before the search finished: no conclusion",
+                    memory::human(max),
+                    memory::human(held)
+                )),
+            }
+        }
         Outcome::Found { finding, schedule, last, states } => {
             eprint!("{}", report::finding(&machine, &finding, &last));
             let code = match *finding {

@@ -766,7 +766,7 @@ impl Machine {
                 let Val::MemRef(view) = v else { return true };
                 let idx: Option<Vec<i64>> = indices.iter().map(|i| frame.regs[*i as usize].as_int()).collect();
                 let Some(start) = idx.and_then(|idx| view.position(&idx)) else { return true };
-                if start + len > view.len() {
+                if start.checked_add(len).is_none_or(|end| end > view.len()) {
                     return true;
                 }
                 !hits(v, rank, start..start + len)
@@ -1259,7 +1259,7 @@ impl Machine {
         let counted = self.counted_as(state, t);
         let start = |v: &View, idx: &[i64], len: i64| {
             v.position(idx)
-                .filter(|s| s + len <= v.len())
+                .filter(|s| s.checked_add(len).is_some_and(|end| end <= v.len()))
                 .ok_or_else(|| fail(Some(site), format!("indices {idx:?} out of bounds of {:?}", v.sizes)))
         };
         match op {
@@ -1514,6 +1514,12 @@ impl Machine {
                 let (send, counts, recv, recv_counts) =
                     (views(*send)?, views(*send_counts)?, views(*recv)?, views(*recv_counts)?);
                 let rows = recv[0].sizes.first().copied().unwrap_or(0);
+                // Every rank's views alike (a rank-dependent view would
+                // index past another's).
+                let alike = |views: &[Arc<View>]| views.iter().all(|v| v.sizes == views[0].sizes);
+                if !(alike(&send) && alike(&recv) && alike(&counts) && alike(&recv_counts)) {
+                    return Err(fail(Some(*site), "all_to_all_v over views of different shapes on different ranks"));
+                }
                 if rows % ranks as i64 != 0 || counts[0].len() < ranks as i64 || recv_counts[0].len() < ranks as i64 {
                     return Err(fail(
                         Some(*site),
@@ -1532,15 +1538,17 @@ impl Machine {
                         let loc =
                             Loc { rank: r as u16, buffer: counts[r].buffer, index: counts[r].nth(q as i64) as u32 };
                         let n = (self.read_direct(state, hosts[r], loc, at[r].0)? as i64).clamp(0, per_peer);
+                        // Within the recv view's elements (rows x row size),
+                        // which fit: so do these positions.
                         for e in 0..n * row_size {
+                            if q as i64 * per_peer * row_size + e >= send[r].len() {
+                                return Err(fail(Some(*site), "all_to_all_v send rows out of bounds"));
+                            }
                             let from = Loc {
                                 rank: r as u16,
                                 buffer: send[r].buffer,
                                 index: send[r].nth(q as i64 * per_peer * row_size + e) as u32,
                             };
-                            if q as i64 * per_peer * row_size + e >= send[r].len() {
-                                return Err(fail(Some(*site), "all_to_all_v send rows out of bounds"));
-                            }
                             let bits = self.read_direct(state, hosts[r], from, at[r].0)?;
                             let to = Loc {
                                 rank: q as u16,

@@ -29,11 +29,11 @@ impl View {
     /// A whole buffer of `shape`, row-major; `shape` has an
     /// [`element_count`].
     pub fn whole(buffer: u32, element: Scalar, shape: &[i64]) -> View {
-        let mut strides = vec![1; shape.len()];
+        let mut strides = vec![1i64; shape.len()];
         for i in (0..shape.len().saturating_sub(1)).rev() {
-            // Partial products of a product that fits (or that a zero size
-            // makes 0) fit too.
-            strides[i] = strides[i + 1] * shape[i + 1].max(1);
+            // Partial products of a product that fits fit too; with a zero
+            // size the view has no element and its strides are never used.
+            strides[i] = strides[i + 1].saturating_mul(shape[i + 1]);
         }
         View { buffer, element, offset: 0, sizes: shape.to_vec(), strides }
     }
@@ -515,6 +515,13 @@ mod tests {
         assert!(to(1e19, 64, CastOp::FloatToSigned).is_err());
         assert!(to(1e19, 64, CastOp::FloatToUnsigned).is_ok());
         assert!(to(f64::INFINITY, 64, CastOp::FloatToUnsigned).is_err());
+    }
+
+    #[test]
+    fn an_empty_buffer_of_huge_sizes_is_a_view() {
+        let view = View::whole(0, Scalar::Int(8), &[0, 1 << 40, 1 << 40]);
+        assert!(view.is_empty());
+        assert_eq!(view.first(), None);
     }
 
     #[test]
