@@ -29,8 +29,8 @@ func.func @dispatch_pack(%tokens: memref<1024x64xf32>, %send: memref<1024x64xf32
   return
 }
 
-// Experts: wait until every peer's tokens have landed, then run the expert
-// FFN tile by tile and publish the outputs into the combine window.
+// Experts: wait until the peers' tokens are ready, then run the expert FFN
+// tile by tile and publish the outputs into the combine window.
 func.func @expert_ffn(%recv: memref<1024x64xf32, #ccl.window>, %recv_counts: memref<8xi32>,
                       %out: memref<1024x64xf32, #ccl.window>, %landed: memref<8xi32, #ccl.window>,
                       %rows: index) attributes {ccl.kind = "aic"} {
@@ -52,7 +52,7 @@ func.func @expert_ffn(%recv: memref<1024x64xf32, #ccl.window>, %recv_counts: mem
 }
 
 // Combine: push each expert output row back to the rank that owns the
-// token, then signal it.
+// tokens (%owner), then signal it.
 func.func @combine_send(%out: memref<1024x64xf32, #ccl.window>, %home: memref<1024x64xf32, #ccl.window>,
                         %done: memref<8xi32, #ccl.window>, %owner: i32, %rows: index)
     attributes {ccl.kind = "aiv"} {
@@ -82,25 +82,29 @@ func.func @run_experts(%recv: memref<1024x64xf32, #ccl.window>, %recv_counts: me
 
 // The orchestration entry: one iteration per MoE layer. The launch width of
 // the exchange is computed once here from the rank count and the requested
-// core count (8 ranks, 20 cores -> 16 blocks).
+// core count (8 ranks, 20 cores -> 16 blocks). The tokens of each rank are
+// owned by the rank %owner places after it (ccl-sim runs it with
+// --arg rows=1024 --arg layers=1 --arg owner=1, say).
 func.func @moe_layers(%tokens: memref<1024x64xf32>, %send: memref<1024x64xf32, #ccl.window>,
                       %send_counts: memref<8xi32>, %recv: memref<1024x64xf32, #ccl.window>,
                       %recv_counts: memref<8xi32>, %out: memref<1024x64xf32, #ccl.window>,
                       %home: memref<1024x64xf32, #ccl.window>, %ready: memref<8xi32, #ccl.window>,
-                      %landed: memref<8xi32, #ccl.window>, %done: memref<8xi32, #ccl.window>,
-                      %owner: i32, %rows: index, %layers: index)
+                      %done: memref<8xi32, #ccl.window>, %owner: i32, %rows: index, %layers: index)
     attributes {ccl.kind = "orchestration"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %ranks = arith.constant 8 : i32
   %cores = arith.constant 20 : i32
   %blocks = ccl.cal_all_to_all_v_blocks %ranks, %cores : i32, i32
+  %me = ccl.rank : i32
+  %ahead = arith.addi %me, %owner : i32
+  %owner_rank = arith.remsi %ahead, %ranks : i32
   scf.for %layer = %c0 to %layers step %c1 {
     func.call @dispatch_pack(%tokens, %send, %ready, %rows)
         : (memref<1024x64xf32>, memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, index) -> ()
     ccl.all_to_all_v %send, %send_counts, %recv, %recv_counts, blocks %blocks {signal_stride = 16 : i64}
         : memref<1024x64xf32, #ccl.window>, memref<8xi32>, memref<1024x64xf32, #ccl.window>, memref<8xi32>, i32
-    func.call @run_experts(%recv, %recv_counts, %out, %home, %landed, %done, %owner, %rows)
+    func.call @run_experts(%recv, %recv_counts, %out, %home, %ready, %done, %owner_rank, %rows)
         : (memref<1024x64xf32, #ccl.window>, memref<8xi32>, memref<1024x64xf32, #ccl.window>, memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, memref<8xi32, #ccl.window>, i32, index) -> ()
   }
   ccl.barrier

@@ -46,7 +46,7 @@ fn the_lowered_protocol_never_races() {
         let search = search_for(p, b);
         let (machine, outcome) = simulate(p, b, LOWERED, search.clone());
         match outcome {
-            Outcome::Clean { states, schedules } => {
+            Outcome::Clean { states, schedules, .. } => {
                 println!("P = {p}, B = {b}: no race ({states} states, {search:?}, schedules {schedules:?})")
             }
             Outcome::Found { finding, last, .. } => {

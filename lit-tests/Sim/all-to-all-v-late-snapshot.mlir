@@ -17,8 +17,9 @@
 // (--mlir-print-debuginfo keeps the lowering's locations: the generated ops
 // point at the all_to_all_v they came from, named by protocol step.)
 
-// FIXED:     {{^}}ccl-sim: no race: 20 random schedules of 4 ranks ({{[0-9]+}} states, seed 1){{$}}
-// FIXED-NOT: {{.}}
+// FIXED:      {{^}}ccl-sim: no race: 20 random schedules of 4 ranks ({{[0-9]+}} states, seed 1){{$}}
+// FIXED-NEXT: {{^}}ccl-sim: executed: fences {{[0-9]+}},
+// FIXED-NOT:  error
 
 // LATE:      all-to-all-v-late-snapshot.mlir:[[@LINE+11]]:5: error: data race: unordered accesses to element 1 of argument #1 of @entry on rank 0: no happens-before edge orders them
 // LATE-NEXT: all-to-all-v-late-snapshot.mlir:[[@LINE+19]]:3: note: read by rank 1 block 0 'ccl.remote_load' (step snapshot) in launch 1 of @__ccl_all_to_all_v_p4_b4

@@ -30,8 +30,10 @@ func.func @same(%buf: memref<4xi32>) attributes {ccl.kind = "aiv", ccl.launch_wi
 
 // Each block writes its own element: no race, whether launched from
 // @main_own or as the entry itself (which then finishes with its blocks).
-// OWN:     {{^}}ccl-sim: no race: 1 states explored, every schedule of 2 ranks{{$}}
-// OWN-NOT: {{.}}
+// OWN:      {{^}}ccl-sim: no race: 1 states explored, every schedule of 2 ranks{{$}}
+// OWN-NEXT: {{^}}ccl-sim: executed: fences 0, region invalidates 0, whole-GM invalidates 0, lines written back 0{{$}}
+// OWN-NEXT: {{^}}ccl-sim:   @own: launches 2, fences 0, region invalidates 0, whole-GM invalidates 0, lines written back 0{{$}}
+// OWN-NOT:  {{.}}
 func.func @own(%buf: memref<4xi32>) attributes {ccl.kind = "aiv", ccl.launch_width = 2 : i64} {
   %index = ccl.block_id : index
   %block = ccl.block_id : i32

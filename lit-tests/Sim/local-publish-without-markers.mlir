@@ -30,7 +30,8 @@
 
 // FIXED-NOT: {{.}}
 // FIXED: {{^}}ccl-sim: no race: {{[0-9]+}} states explored, every schedule of 2 ranks{{$}}
-// FIXED-NOT: {{.}}
+// FIXED-NEXT: {{^}}ccl-sim: executed: fences 1,
+// FIXED-NOT: error
 
 // RACE:      local-publish-without-markers.mlir:[[@LINE+26]]:5: error: data race: stale read of element 0 of argument #0 of @main on rank 0: it returns an older value than a write that happens before it
 // RACE-NEXT: local-publish-without-markers.mlir:[[@LINE+25]]:5: note: the stale read by rank 1 block 0 'ccl.get' in launch 1 of @kernel

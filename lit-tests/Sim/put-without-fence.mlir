@@ -22,6 +22,8 @@
 
 // FIXED-NOT: {{.}}
 // FIXED: {{^}}ccl-sim: no race: {{[0-9]+}} states explored, every schedule of 2 ranks{{$}}
+// FIXED-NEXT: {{^}}ccl-sim: executed: fences 1, region invalidates 0, whole-GM invalidates 1, lines written back 0{{$}}
+// FIXED-NEXT: {{^}}ccl-sim:   @kernel: launches 2, fences 1, region invalidates 0, whole-GM invalidates 1, lines written back 0{{$}}
 // FIXED-NOT: {{.}}
 
 func.func @kernel(%win: memref<4xi32, #ccl.window>, %src: memref<4xi32>, %sig: memref<1xi32, #ccl.window>)

@@ -80,7 +80,7 @@ func.func @main_in_kernel() attributes {ccl.kind = "orchestration"} {
 }
 
 // The simulator allocates the entry's memrefs, so it needs their sizes.
-// DYNAMIC: {{^}}error: the entry @main_dynamic takes a memref of dynamic shape: ccl-sim needs static shapes{{$}}
+// DYNAMIC: runtime-error.mlir:[[@LINE+1]]:1: error: the entry @main_dynamic takes a memref of dynamic shape: ccl-sim needs static shapes{{$}}
 func.func @main_dynamic(%buf: memref<?xi32>) attributes {ccl.kind = "orchestration"} {
   return
 }

@@ -2,139 +2,264 @@
 //! docs/semantics.md and reports the data races a schedule can produce.
 //!
 //! ```text
-//! ccl-sim FILE --ranks P [--entry NAME] [--exhaustive | --random N] [--seed S] [--max-states N] [--trace]
+//! ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]
+//!         [--max-states N] [--max-steps N] [--max-memory SIZE] [--trace] [--no-reduction]
 //! ```
-//! Exit 0: no race (the states or schedules explored are printed); 3: a race
-//! or deadlock, with both accesses and the schedule; 1: bad input, a runtime
-//! error of the program, or a limit reached before the search finished.
+//! Exit 0: no race (the states or schedules explored and what they executed
+//! are printed); 3: a race or deadlock, with both accesses and the schedule;
+//! 1: bad input, a runtime error of the program, or a limit reached before
+//! the search finished ("no conclusion").
+//!
+//! The entry point is C's `main`, not Rust's: Rust's runtime would reopen a
+//! closed standard output on /dev/null, and the verdict would be lost
+//! without an error.
+#![no_main]
 
-use cclir::sim::{self, report, Options, Outcome, Search};
-use std::process::ExitCode;
+use cclir::sim::{self, memory, report, Bound, EntryArg, Options, Outcome, Search};
+use clap::Parser;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
 
-const USAGE: &str = "USAGE: ccl-sim FILE --ranks P [--entry NAME] [--exhaustive | --random N] [--seed S] [--max-states N] [--trace]\n\
+const USAGE: &str = "USAGE: ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]\n\
+\x20              [--max-states N] [--max-steps N] [--max-memory SIZE] [--trace] [--no-reduction]\n\
 \n\
 Runs FILE (a ccl program; '-' reads stdin) on P ranks and searches the schedules for data races.\n\
-\x20 --ranks P        ranks to simulate (required, at least 1)\n\
-\x20 --entry NAME     the function every rank runs (default: @main, else the one orchestration function nobody calls)\n\
-\x20 --exhaustive     explore every schedule (the default)\n\
-\x20 --random N       run N random schedules instead\n\
-\x20 --seed S         seed of the random schedules (default 0)\n\
-\x20 --max-states N   stop after generating N states (default 2000000); reaching it is exit 1, never \"no race\"\n\
-\x20 --trace          print every step of the schedule reported (else its last 40 steps), and of\n\x20                  every random schedule as it runs\n\
-\x20 --no-reduction   make every ccl op a scheduling point (for measuring the local-step reduction)\n";
+\x20 --ranks P         ranks to simulate (required, at least 1)\n\
+\x20 --entry NAME      the function every rank runs (default: @main, else the one orchestration function nobody calls)\n\
+\x20 --arg NAME=VALUE  a scalar argument of the entry, by name (rows, %rows) or position (0, 1, ...); others are 0\n\
+\x20 --exhaustive      explore every schedule (the default)\n\
+\x20 --random N        run N random schedules instead\n\
+\x20 --seed S          seed of the random schedules (default 0)\n\
+\x20 --max-states N    stop after generating N states (default 2000000)\n\
+\x20 --max-steps N     steps a thread may run without one another thread can observe (default 1000000)\n\
+\x20 --max-memory SIZE memory the run may hold, in bytes or with K, M, G (default: half the machine's)\n\
+\x20                   reaching a bound is exit 1 with \"no conclusion\", never \"no race\"\n\
+\x20 --trace           print every step of the schedule reported (else its last 40 steps), and of\n\x20                   every random schedule as it runs\n\
+\x20 --no-reduction    make every ccl op a scheduling point (for measuring the local-step reduction)\n";
+
+/// The command line as clap reads it: option values stay raw, so a bad one
+/// gets ccl-sim's own message, and none has to be UTF-8 until it is used.
+#[derive(Parser, Debug)]
+#[command(name = "ccl-sim", no_binary_name = true, disable_help_flag = true, disable_version_flag = true)]
+#[command(args_override_self = true)]
+struct Cli {
+    #[arg(value_name = "FILE")]
+    files: Vec<OsString>,
+    #[arg(long, allow_hyphen_values = true)]
+    ranks: Option<OsString>,
+    #[arg(long, allow_hyphen_values = true)]
+    entry: Option<OsString>,
+    #[arg(long = "arg", value_name = "NAME=VALUE", allow_hyphen_values = true)]
+    args: Vec<OsString>,
+    #[arg(long)]
+    exhaustive: bool,
+    #[arg(long, allow_hyphen_values = true)]
+    random: Option<OsString>,
+    #[arg(long, allow_hyphen_values = true)]
+    seed: Option<OsString>,
+    #[arg(long = "max-states", allow_hyphen_values = true)]
+    max_states: Option<OsString>,
+    #[arg(long = "max-steps", allow_hyphen_values = true)]
+    max_steps: Option<OsString>,
+    #[arg(long = "max-memory", allow_hyphen_values = true)]
+    max_memory: Option<OsString>,
+    #[arg(long)]
+    trace: bool,
+    #[arg(long = "no-reduction")]
+    no_reduction: bool,
+    #[arg(short = 'h', long = "help")]
+    help: bool,
+}
 
 struct Args {
-    file: String,
+    file: OsString,
     options: Options,
     trace: bool,
 }
 
-fn parse(args: &[String]) -> Result<Args, String> {
-    let mut options = Options::default();
-    let (mut file, mut ranks, mut trace, mut random, mut exhaustive, mut seed) = (None, None, false, None, false, 0);
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        let (key, inline) = match arg.split_once('=') {
-            Some((k, v)) if k.starts_with("--") => (k, Some(v.to_string())),
-            _ => (arg.as_str(), None),
-        };
-        let mut value =
-            |key: &str| inline.clone().or_else(|| iter.next().cloned()).ok_or(format!("missing value for {key}"));
-        let number = |key: &str, text: String| -> Result<u64, String> {
-            text.parse().map_err(|_| format!("invalid value '{text}' for {key}: expected a non-negative integer"))
-        };
-        match key {
-            "--help" | "-h" => return Err(String::new()),
-            "--ranks" => ranks = Some(number(key, value(key)?)?),
-            "--entry" => options.entry = Some(value(key)?.trim_start_matches('@').to_string()),
-            "--exhaustive" => exhaustive = true,
-            "--random" => random = Some(number(key, value(key)?)? as usize),
-            "--seed" => seed = number(key, value(key)?)?,
-            "--max-states" => options.max_states = number(key, value(key)?)? as usize,
-            "--trace" => trace = true,
-            "--no-reduction" => options.no_reduction = true,
-            other if other.starts_with('-') && other != "-" => return Err(format!("unknown option '{other}'")),
-            path => {
-                if file.replace(path.to_string()).is_some() {
-                    return Err("more than one input file".to_string());
-                }
-            }
-        }
+/// What the command line asks for: a run, or the usage.
+enum Request {
+    Run(Box<Args>),
+    Help,
+}
+
+/// clap's error, in ccl-sim's words.
+fn usage_error(error: clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let argument = match error.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(text)) => text.clone(),
+        _ => String::new(),
+    };
+    // clap names an option as `--entry <ENTRY>`: the option is the first word.
+    let option = argument.split([' ', '=']).next().unwrap_or_default().to_string();
+    match error.kind() {
+        ErrorKind::UnknownArgument => format!("unknown option '{option}'"),
+        ErrorKind::InvalidValue | ErrorKind::NoEquals => format!("missing value for {option}"),
+        ErrorKind::InvalidUtf8 => "an argument is not valid UTF-8".to_string(),
+        _ => error.kind().as_str().map_or_else(|| error.to_string(), str::to_string),
     }
-    let file = file.ok_or("no input file")?;
+}
+
+/// `text` as UTF-8, or an error naming `what`.
+fn utf8<'a>(text: &'a OsStr, what: &str) -> Result<&'a str, String> {
+    text.to_str().ok_or_else(|| format!("invalid value '{}' for {what}: not valid UTF-8", text.to_string_lossy()))
+}
+
+fn number(key: &str, text: &OsStr) -> Result<u64, String> {
+    let text = utf8(text, key)?;
+    text.parse().map_err(|_| format!("invalid value '{text}' for {key}: expected a non-negative integer"))
+}
+
+fn parse(args: Vec<OsString>) -> Result<Request, String> {
+    let cli = Cli::try_parse_from(args).map_err(usage_error)?;
+    if cli.help {
+        return Ok(Request::Help);
+    }
+    let mut options = Options::default();
+    let ranks = cli.ranks.as_deref().map(|r| number("--ranks", r)).transpose()?;
+    if let Some(entry) = &cli.entry {
+        options.entry = Some(utf8(entry, "--entry")?.trim_start_matches('@').to_string());
+    }
+    let random = cli.random.as_deref().map(|r| number("--random", r)).transpose()?;
+    let seed = cli.seed.as_deref().map(|s| number("--seed", s)).transpose()?.unwrap_or(0);
+    if let Some(max) = &cli.max_states {
+        options.max_states = usize::try_from(number("--max-states", max)?).unwrap_or(usize::MAX);
+    }
+    if let Some(max) = &cli.max_steps {
+        options.limits.max_steps = number("--max-steps", max)?;
+    }
+    if let Some(max) = &cli.max_memory {
+        let text = utf8(max, "--max-memory")?;
+        options.limits.max_memory = memory::parse_size(text).ok_or_else(|| {
+            format!("invalid value '{text}' for --max-memory: expected bytes, or a number with K, M, G or T")
+        })?;
+    }
+    for arg in &cli.args {
+        let text = utf8(arg, "--arg")?;
+        let Some((key, value)) = text.split_once('=') else {
+            return Err(format!("invalid value '{text}' for --arg: expected NAME=VALUE"));
+        };
+        options.args.push(EntryArg { key: key.trim().to_string(), value: value.trim().to_string() });
+    }
+    let file = match <[OsString; 1]>::try_from(cli.files) {
+        Ok([file]) => file,
+        Err(files) if files.is_empty() => return Err("no input file".to_string()),
+        Err(_) => return Err("more than one input file".to_string()),
+    };
     let ranks = ranks.ok_or("--ranks P is required")?;
     if ranks == 0 || ranks > 64 {
         return Err(format!("--ranks must be between 1 and 64, not {ranks}"));
     }
     options.ranks = ranks as u16;
-    options.search = match (random, exhaustive) {
+    options.search = match (random, cli.exhaustive) {
         (Some(_), true) => return Err("--exhaustive and --random exclude each other".to_string()),
         (Some(0), _) => return Err("--random needs at least one schedule".to_string()),
-        (Some(runs), false) => Search::Random { runs, seed },
+        (Some(runs), false) => Search::Random { runs: usize::try_from(runs).unwrap_or(usize::MAX), seed },
         (None, _) => Search::Exhaustive,
     };
-    options.trace = trace;
-    Ok(Args { file, options, trace })
+    options.no_reduction = cli.no_reduction;
+    options.trace = cli.trace;
+    Ok(Request::Run(Box::new(Args { file, options, trace: cli.trace })))
 }
 
 /// Steps of a reported schedule shown without --trace.
 const SHOWN_STEPS: usize = 40;
 
-fn run(args: Args) -> u8 {
+/// What a run prints on standard output (the verdict) and its exit code;
+/// diagnostics went to standard error as they came.
+struct Verdict {
+    stdout: String,
+    code: u8,
+}
+
+fn fail(message: impl std::fmt::Display) -> Verdict {
+    eprintln!("{message}");
+    Verdict { stdout: String::new(), code: 1 }
+}
+
+fn run(mut args: Args) -> Verdict {
     let session = cclir::Session::new();
-    let program = if args.file == "-" {
-        let mut text = String::new();
-        if let Err(error) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
-            eprintln!("ccl-sim: cannot read stdin: {error}");
-            return 1;
+    let parsed = if args.file == "-" {
+        let mut bytes = Vec::new();
+        if let Err(error) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
+            return fail(format_args!("ccl-sim: cannot read stdin: {}", cclir::output::io_message(&error)));
         }
-        session.parse(&text, "<stdin>")
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(text),
+            Err(_) => return fail("ccl-sim: error: stdin is not valid UTF-8"),
+        }
     } else {
-        session.parse_file(&args.file)
+        let path = std::path::Path::new(&args.file);
+        std::fs::read(path)
+            .map_err(|error| {
+                format!("ccl-sim: cannot open input file '{}': {}", path.display(), cclir::output::io_message(&error))
+            })
+            .and_then(|bytes| {
+                String::from_utf8(bytes).map_err(|_| format!("ccl-sim: error: '{}' is not valid UTF-8", path.display()))
+            })
     };
-    let program = match program {
+    let text = match parsed {
+        Ok(text) => text,
+        Err(message) => return fail(message),
+    };
+    let name = if args.file == "-" { "<stdin>".to_string() } else { args.file.to_string_lossy().into_owned() };
+    let program = match session.parse(&text, &name) {
         Ok(program) => program,
         Err(cclir::Error::Parse { diagnostics, .. }) => {
             eprint!("{}", session.render(&diagnostics));
-            return 1;
+            return Verdict { stdout: String::new(), code: 1 };
         }
-        Err(error) => {
-            eprintln!("ccl-sim: {error}");
-            return 1;
-        }
+        Err(error) => return fail(format_args!("ccl-sim: {error}")),
     };
+    args.options.source = Some(text.into());
     let (machine, outcome) = match sim::simulate(program.operation_ref(), &args.options) {
         Ok(result) => result,
-        Err(error) => {
-            eprintln!("{error}");
-            return 1;
-        }
+        Err(error) => return fail(error),
     };
     let ranks = args.options.ranks;
+    let executed =
+        |cost: &sim::RunCost| report::cost(cost).lines().map(|line| format!("ccl-sim: {line}\n")).collect::<String>();
     match outcome {
-        Outcome::Clean { states, schedules: None } => {
-            println!("ccl-sim: no race: {states} states explored, every schedule of {ranks} ranks");
-            0
-        }
-        Outcome::Clean { states, schedules: Some(runs) } => {
+        Outcome::Clean { states, schedules: None, cost } => Verdict {
+            stdout: format!(
+                "ccl-sim: no race: {states} states explored, every schedule of {ranks} ranks\n{}",
+                executed(&cost)
+            ),
+            code: 0,
+        },
+        Outcome::Clean { states, schedules: Some(runs), cost } => {
             let seed = match args.options.search {
                 Search::Random { seed, .. } => seed,
                 Search::Exhaustive => 0,
             };
-            println!("ccl-sim: no race: {runs} random schedules of {ranks} ranks ({states} states, seed {seed})");
-            0
+            Verdict {
+                stdout: format!(
+                    "ccl-sim: no race: {runs} random schedules of {ranks} ranks ({states} states, seed {seed})\n{}",
+                    executed(&cost)
+                ),
+                code: 0,
+            }
         }
-        Outcome::Limit { states, generated } => {
-            eprintln!(
-                "ccl-sim: error: --max-states {} reached ({generated} states generated, {states} distinct) before the search finished: no conclusion",
-                args.options.max_states
-            );
-            1
+        // A bound of the whole search is the entry's: the run it started.
+        Outcome::Limit { states, generated, bound } => {
+            let entry = &machine.program.funcs[machine.program.entry as usize];
+            let at = &machine.program.site(entry.site).loc;
+            match bound {
+                Bound::States(max) => fail(format_args!(
+                    "{at}: error: --max-states {max} reached ({generated} states generated, {states} distinct) before the search finished: no conclusion"
+                )),
+                Bound::Memory { max, held } => fail(format_args!(
+                    "{at}: error: --max-memory {} reached ({} held after {generated} states generated, {states} distinct) before the search finished: no conclusion",
+                    memory::human(max),
+                    memory::human(held)
+                )),
+            }
         }
         Outcome::Found { finding, schedule, last, states } => {
             eprint!("{}", report::finding(&machine, &finding, &last));
             let code = match *finding {
-                sim::Finding::Error { .. } => 1,
+                sim::Finding::Error { .. } | sim::Finding::Limit { .. } => 1,
                 _ => 3,
             };
             let shown = if args.trace { 0 } else { schedule.len().saturating_sub(SHOWN_STEPS) };
@@ -142,37 +267,123 @@ fn run(args: Args) -> u8 {
             if shown > 0 {
                 eprintln!("  ... {shown} earlier steps (--trace prints them)");
             }
-            eprint!("{}", report::schedule(&machine, &schedule[shown..], shown + 1));
-            code
+            eprint!("{}", report::schedule(&schedule[shown..], shown + 1));
+            Verdict { stdout: String::new(), code }
         }
     }
 }
 
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args = match parse(&args) {
-        Ok(args) => args,
-        Err(message) if message.is_empty() => {
-            print!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
+/// Writes the verdict; a verdict that cannot be written is an error.
+fn print_verdict(text: &str) -> Result<(), String> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).map_err(|error| {
+        format!("ccl-sim: error: cannot write the verdict to standard output: {}", cclir::output::io_message(&error))
+    })
+}
+
+/// Whether file descriptor 1 is open (Rust's standard output reports a
+/// closed one as written).
+fn stdout_is_open() -> bool {
+    // SAFETY: F_GETFD on a descriptor number only reads its flags; no
+    // memory is passed.
+    unsafe { libc::fcntl(1, libc::F_GETFD) != -1 }
+}
+
+fn main_with_exit_code() -> u8 {
+    if !stdout_is_open() {
+        eprintln!("ccl-sim: error: standard output is closed: the verdict would be lost");
+        return 1;
+    }
+    let request = match parse(std::env::args_os().skip(1).collect()) {
+        Ok(request) => request,
         Err(message) => {
             eprintln!("ccl-sim: error: {message}\n{USAGE}");
-            return ExitCode::from(1);
+            return 1;
         }
+    };
+    let args = match request {
+        Request::Help => {
+            return match print_verdict(USAGE) {
+                Ok(()) => 0,
+                Err(message) => {
+                    eprintln!("{message}");
+                    1
+                }
+            }
+        }
+        Request::Run(args) => *args,
     };
     // The interpreter is iterative, but compiling a deeply nested program
     // recurses over its regions: give it room.
     let worker = std::thread::Builder::new().stack_size(512 << 20).spawn(move || run(args));
-    match worker.map(|handle| handle.join()) {
-        Ok(Ok(code)) => ExitCode::from(code),
+    let verdict = match worker.map(|handle| handle.join()) {
+        Ok(Ok(verdict)) => verdict,
         Ok(Err(payload)) => {
             eprintln!("ccl-sim: internal error: {}", cclir::panic::message(&payload));
-            ExitCode::from(1)
+            return 1;
         }
         Err(error) => {
             eprintln!("ccl-sim: cannot start the simulation thread: {error}");
-            ExitCode::from(1)
+            return 1;
         }
+    };
+    match print_verdict(&verdict.stdout) {
+        Ok(()) => verdict.code,
+        Err(message) => {
+            eprintln!("{message}");
+            1
+        }
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+    main_with_exit_code() as std::ffi::c_int
+}
+
+/// The system allocator, reporting what it holds to `sim::memory` (the
+/// `--max-memory` bound reads it on every state).
+struct CountingAllocator;
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+// SAFETY: every method forwards to `System` with the caller's arguments,
+// which meet `System`'s contract because they meet `GlobalAlloc`'s; the
+// count beside it is atomic bookkeeping and never touches the memory (nor
+// allocates).
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as is (see the impl).
+        let pointer = unsafe { System.alloc(layout) };
+        if !pointer.is_null() {
+            memory::allocated(layout.size());
+        }
+        pointer
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as is (see the impl).
+        let pointer = unsafe { System.alloc_zeroed(layout) };
+        if !pointer.is_null() {
+            memory::allocated(layout.size());
+        }
+        pointer
+    }
+
+    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as is (see the impl).
+        unsafe { System.dealloc(pointer, layout) };
+        memory::freed(layout.size());
+    }
+
+    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded as is (see the impl).
+        let moved = unsafe { System.realloc(pointer, layout, new_size) };
+        if !moved.is_null() {
+            memory::allocated(new_size);
+            memory::freed(layout.size());
+        }
+        moved
     }
 }

@@ -38,7 +38,10 @@ fn error_at(op: OperationRef<'_, '_>, message: impl Into<String>) -> InputError 
 /// Compiles the functions reachable from `entry` (or the default entry: a
 /// function named `main`, else the one orchestration-like function nobody
 /// calls) of `module`.
-pub fn compile(module: OperationRef<'_, '_>, entry: Option<&str>) -> Result<Program, InputError> {
+/// `source` is the text `module` was parsed from, if the caller has it: the
+/// entry's argument names (`--arg rows=1024`) come from it, since MLIR keeps
+/// no SSA names.
+pub fn compile(module: OperationRef<'_, '_>, entry: Option<&str>, source: Option<&str>) -> Result<Program, InputError> {
     let mut functions: FxHashMap<String, OperationRef<'_, '_>> = FxHashMap::default();
     let mut order = Vec::new();
     let body = ir::regions(module).next().and_then(|r| ir::blocks(r).next());
@@ -62,28 +65,94 @@ pub fn compile(module: OperationRef<'_, '_>, entry: Option<&str>) -> Result<Prog
         None => default_entry(&order, &functions)
             .map_err(|message| InputError { loc: source_loc_of(module.location()), message })?,
     };
-    let mut compiler =
-        Compiler { functions: &functions, ids: FxHashMap::default(), queue: Vec::new(), sites: Vec::new() };
+    let mut compiler = Compiler {
+        functions: &functions,
+        ids: FxHashMap::default(),
+        queue: Vec::new(),
+        sites: Vec::new(),
+        function_sites: Vec::new(),
+    };
     let entry_id = compiler.function_id(&entry_name);
     let mut compiled: Vec<Option<Func>> = Vec::new();
     let mut next = 0;
     while next < compiler.queue.len() {
         let name = compiler.queue[next].clone();
         let func = compiler.compile_function(functions[&name])?;
+        compiler.function_sites.push(func.site);
         compiled.push(Some(func));
         next += 1;
     }
     let funcs: Vec<Func> = compiled.into_iter().map(|f| f.expect("compiled")).collect();
+    // The widest launch sets the block slots every rank has. A kernel that
+    // is the entry launches with its own width.
     let mut slots = 1;
+    let mut widest = None;
+    let entry_width = funcs[entry_id as usize].launch_width.filter(|_| funcs[entry_id as usize].kind == Kind::InCore);
+    if let Some(width) = entry_width {
+        slots = width;
+        widest = Some(compiler.function_sites[entry_id as usize]);
+    }
     for func in &funcs {
-        slots = slots.max(func.launch_width.unwrap_or(1));
         for instr in &func.code {
-            if let Instr::Call { width: Some(width), .. } = instr {
-                slots = slots.max(*width);
+            if let Instr::Call { width: Some(width), site, .. } = instr {
+                if *width > slots {
+                    slots = *width;
+                    widest = Some(*site);
+                }
             }
         }
     }
-    Ok(Program { funcs, sites: compiler.sites, entry: entry_id, slots })
+    // The names are in `source` if the entry was parsed from it, else in the
+    // file its location names (`--mlir-print-debuginfo` output keeps the
+    // original file's locations).
+    let entry_arg_names = match source_loc_of(functions[&entry_name].location()) {
+        SourceLoc::File { file, line, col } => {
+            let at = |text: &str| argument_names(text, &entry_name, line as usize, col as usize);
+            source.and_then(at).or_else(|| std::fs::read_to_string(&file).ok().as_deref().and_then(at))
+        }
+        SourceLoc::Unknown => None,
+    }
+    .unwrap_or_default();
+    Ok(Program { funcs, sites: compiler.sites, entry: entry_id, slots, widest, entry_arg_names })
+}
+
+/// The argument names of `func.func @name` if it starts at `line`, `col`
+/// (1-based) of `text`: `%rows: index` gives `rows`.
+fn argument_names(text: &str, name: &str, line: usize, col: usize) -> Option<Vec<Option<String>>> {
+    let start = text.split_inclusive('\n').take(line.checked_sub(1)?).map(str::len).sum::<usize>();
+    let rest = text.get(start + col.checked_sub(1)?..)?;
+    let header = rest.strip_prefix("func.func")?.trim_start();
+    let header = header.strip_prefix("private").or(header.strip_prefix("public")).unwrap_or(header).trim_start();
+    let after_name = header.strip_prefix('@')?.strip_prefix(name)?;
+    if !after_name.starts_with('(') {
+        return None;
+    }
+    let open = rest.len() - after_name.len();
+    let mut depth = 0usize;
+    let mut close = None;
+    for (i, c) in rest[open..].char_indices() {
+        match c {
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    close = Some(open + i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let list = &rest[open + 1..close?];
+    Some(
+        split_top_level(list)
+            .into_iter()
+            .map(|arg| {
+                let name = arg.strip_prefix('%')?.split(':').next()?.trim();
+                (!name.is_empty()).then(|| name.to_string())
+            })
+            .collect(),
+    )
 }
 
 fn default_entry(order: &[String], functions: &FxHashMap<String, OperationRef<'_, '_>>) -> Result<String, String> {
@@ -123,6 +192,8 @@ struct Compiler<'m, 'c, 'a> {
     ids: FxHashMap<String, FuncId>,
     queue: Vec<String>,
     sites: Vec<Site>,
+    /// Per compiled function, the site of its `func.func`.
+    function_sites: Vec<SiteId>,
 }
 
 impl<'c, 'a> Compiler<'_, 'c, 'a> {
@@ -152,14 +223,14 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
             Ok(FunctionKind::Other) => Kind::Other,
             Err(unknown) => return Err(error_at(func, unknown.to_string())),
         };
-        let launch_width = ir::i64_attr(func, "ccl.launch_width").map(|w| w.max(1) as u32);
+        let launch_width = ir::i64_attr(func, "ccl.launch_width").map(|w| w.max(1) as u64);
         let Some(body) = ir::regions(func).next() else {
             return Err(error_at(func, format!("@{name} has no body to run")));
         };
         let Some(entry) = ir::blocks(body).next() else {
             return Err(error_at(func, format!("ccl-sim cannot run @{name}: it is a declaration without a body")));
         };
-        let mut code = FunctionCode::default();
+        let mut code = FunctionCode { current_site: self.site(func), ..FunctionCode::default() };
         let mut params = Vec::new();
         let mut param_types = Vec::new();
         for i in 0..entry.argument_count() {
@@ -167,9 +238,21 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
             params.push(code.reg(arg));
             param_types.push(ty_of(&arg.r#type().to_string()));
         }
+        let site = code.current_site;
         self.region(&mut code, body, &Exit::Return)?;
         code.resolve();
-        Ok(Func { name, kind, launch_width, params, param_types, registers: code.next_reg, code: code.code })
+        Ok(Func {
+            name,
+            site,
+            kind,
+            launch_width,
+            params,
+            param_types,
+            registers: code.next_reg,
+            code: code.code,
+            sites: code.sites_of_code,
+            loops: code.loops,
+        })
     }
 
     /// Compiles the blocks of `region`; the caller has moved the entry
@@ -180,12 +263,16 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
             let label = code.new_label();
             code.block_labels.insert(ir::block_key(*block), label);
         }
+        // What the caller emits after the region is its own op's code.
+        let outer = code.current_site;
         for block in blocks {
             code.place(code.block_labels[&ir::block_key(block)]);
             for op in ir::ops(block) {
+                code.current_site = self.site(op);
                 self.op(code, op, exit)?;
             }
         }
+        code.current_site = outer;
         Ok(())
     }
 
@@ -198,13 +285,17 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
         let element_of = |ty: Ty| match ty {
             Ty::Scalar(s) => Ok(s),
             Ty::Vector { element, .. } => Ok(element),
-            other => Err(error_at(op, format!("'{name}' on {other:?}, not a scalar or vector"))),
+            Ty::MemRef { .. } => Err(error_at(op, format!("'{name}' on a memref, not a scalar or vector"))),
+            Ty::Other(text) => Err(error_at(op, unsupported_type(name, &text))),
         };
         let scalar_of_result = |i: usize| element_of(result_ty(i));
         let operand_scalar = |i: usize| element_of(ty_of(&ir::operand(op, i).r#type().to_string()));
         if let Some(bin) = binary_op(name) {
             let ty = scalar_of_result(0)?;
-            code.emit(Instr::Binary { dst: results[0], op: bin, lhs: operands[0], rhs: operands[1], ty });
+            // `overflow<nsw, nuw>`: an overflow is poison in MLIR.
+            let flags = op.attribute("overflowFlags").map(|a| a.to_string()).unwrap_or_default();
+            let wrap = Wrap { nsw: flags.contains("nsw"), nuw: flags.contains("nuw") };
+            code.emit(Instr::Binary { dst: results[0], op: bin, lhs: operands[0], rhs: operands[1], ty, wrap });
             return Ok(());
         }
         if let Some(cast) = cast_op(name) {
@@ -214,8 +305,10 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
         }
         match name {
             "arith.constant" | "index.constant" | "index.bool.constant" => {
-                let value =
-                    constant(op, &result_ty(0)).ok_or_else(|| error_at(op, "ccl-sim cannot read this constant"))?;
+                let value = constant(op, &result_ty(0)).ok_or_else(|| match result_ty(0) {
+                    Ty::Other(text) => error_at(op, unsupported_type(name, &text)),
+                    _ => error_at(op, "ccl-sim cannot read this constant"),
+                })?;
                 code.emit(Instr::Const { dst: results[0], value });
             }
             "arith.cmpi" | "arith.cmpf" | "index.cmp" => {
@@ -311,8 +404,8 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
                 }
                 let width = ir::i64_attr(op, "ccl.launch_width")
                     .or_else(|| ir::i64_attr(callee, "ccl.launch_width"))
-                    .map(|w| w.max(1) as u32);
-                let site = self.site(op);
+                    .map(|w| w.max(1) as u64);
+                let site = code.current_site;
                 let id = self.function_id(&callee_name);
                 code.emit(Instr::Call {
                     site,
@@ -372,7 +465,8 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
                 let mut moves = vec![(iv, lb)];
                 moves.extend(iters.iter().copied().zip(operands[3..].iter().copied()));
                 code.moves(moves);
-                self.counted_loop(code, iv, ub, step, ty, &iters, &results, region)?;
+                let compare = if op.attribute("unsignedCmp").is_ok() { Pred::Ult } else { Pred::Slt };
+                self.counted_loop(code, (iv, ub, step, compare), ty, &iters, &results, region)?;
             }
             "scf.parallel" | "scf.forall" => {
                 let (lbs, ubs, steps) = if name == "scf.parallel" {
@@ -422,11 +516,13 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
                     .collect();
                 code.moves(before_args.iter().copied().zip(operands.iter().copied()).collect());
                 let (before, after, done) = (code.new_label(), code.new_label(), code.new_label());
+                let start = code.position();
                 code.place(before);
                 let condition = Exit::Condition { after_args, results, after, done };
                 self.region(code, regions[0], &condition)?;
                 code.place(after);
                 self.region(code, regions[1], &Exit::Yield { dsts: before_args, then: before })?;
+                code.close_loop(start);
                 code.place(done);
             }
             "memref.subview" => {
@@ -470,10 +566,10 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
                 let Some(shape) = shape.into_iter().collect::<Option<Vec<i64>>>() else {
                     return Err(error_at(op, "ccl-sim needs static shapes: this allocation has a dynamic size"));
                 };
-                let site = self.site(op);
+                let site = code.current_site;
                 code.emit(Instr::Alloc { dst: results[0], site, element, shape });
             }
-            "memref.dealloc" => {}
+            "memref.dealloc" => code.emit(Instr::Dealloc { src: operands[0] }),
             "ccl.rank" | "ccl.block_id" | "ccl.comm_size" => {
                 let what = match name {
                     "ccl.rank" => Query::Rank,
@@ -483,13 +579,21 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
                 code.emit(Instr::Query { dst: results[0], what, ty: scalar_of_result(0)? });
             }
             "ccl.cal_all_to_all_v_blocks" => {
-                let site = self.site(op);
+                let site = code.current_site;
                 let ty = scalar_of_result(0)?;
                 code.emit(Instr::CalBlocks { site, dst: results[0], p: operands[0], l: operands[1], ty });
             }
             _ => {
+                let types = (0..operands.len())
+                    .map(|i| ir::operand(op, i).r#type().to_string())
+                    .chain((0..results.len()).map(|i| ir::result(op, i).r#type().to_string()));
+                for text in types {
+                    if name.starts_with("ccl.") && matches!(ty_of(&text), Ty::Other(_)) {
+                        return Err(error_at(op, unsupported_type(name, &text)));
+                    }
+                }
                 let ccl = self.ccl_op(op, name, &operands, &results)?;
-                let site = self.site(op);
+                let site = code.current_site;
                 code.emit(Instr::Ccl { site, op: ccl });
             }
         }
@@ -575,13 +679,10 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
 
     /// `for iv = (already set) while iv < ub: body; iv += step`, the body's
     /// yield moving into `iters`; the results are the final `iters`.
-    #[allow(clippy::too_many_arguments)]
     fn counted_loop(
         &mut self,
         code: &mut FunctionCode,
-        iv: Reg,
-        ub: Reg,
-        step: Reg,
+        (iv, ub, step, compare): (Reg, Reg, Reg, Pred),
         ty: Scalar,
         iters: &[Reg],
         results: &[Reg],
@@ -589,14 +690,17 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
     ) -> Result<(), InputError> {
         let (header, latch, enter, done) = (code.new_label(), code.new_label(), code.new_label(), code.new_label());
         let cond = code.temp();
+        code.emit(Instr::CheckStep { step });
+        let start = code.position();
         code.place(header);
-        code.emit(Instr::Cmp { dst: cond, pred: Pred::Slt, lhs: iv, rhs: ub, ty });
+        code.emit(Instr::Cmp { dst: cond, pred: compare, lhs: iv, rhs: ub, ty });
         code.emit(Instr::Branch { cond, on_true: enter, on_false: done });
         code.place(enter);
         self.region(code, body, &Exit::Yield { dsts: iters.to_vec(), then: latch })?;
         code.place(latch);
-        code.emit(Instr::Binary { dst: iv, op: BinOp::Add, lhs: iv, rhs: step, ty });
+        code.emit(Instr::Binary { dst: iv, op: BinOp::Add, lhs: iv, rhs: step, ty, wrap: Wrap::default() });
         code.emit(Instr::Jump { target: header });
+        code.close_loop(start);
         code.place(done);
         code.moves(results.iter().copied().zip(iters.iter().copied()).collect());
         Ok(())
@@ -615,6 +719,10 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
     ) -> Result<(), InputError> {
         let index = Scalar::Int(64);
         let mut exits = Vec::new();
+        for step in steps {
+            code.emit(Instr::CheckStep { step: *step });
+        }
+        let start = code.position();
         for d in 0..ivs.len() {
             code.moves(vec![(ivs[d], lbs[d])]);
             let (header, enter, done) = (code.new_label(), code.new_label(), code.new_label());
@@ -630,10 +738,18 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
         code.place(latch);
         for d in (0..ivs.len()).rev() {
             let (header, done) = exits[d];
-            code.emit(Instr::Binary { dst: ivs[d], op: BinOp::Add, lhs: ivs[d], rhs: steps[d], ty: index });
+            code.emit(Instr::Binary {
+                dst: ivs[d],
+                op: BinOp::Add,
+                lhs: ivs[d],
+                rhs: steps[d],
+                ty: index,
+                wrap: Wrap::default(),
+            });
             code.emit(Instr::Jump { target: header });
             code.place(done);
         }
+        code.close_loop(start);
         Ok(())
     }
 }
@@ -658,6 +774,10 @@ enum Exit {
 #[derive(Default)]
 struct FunctionCode {
     code: Vec<Instr>,
+    /// The op being compiled: every instruction emitted is its.
+    current_site: SiteId,
+    sites_of_code: Vec<SiteId>,
+    loops: Vec<LoopSpan>,
     registers: FxHashMap<usize, Reg>,
     next_reg: u32,
     labels: Vec<Option<usize>>,
@@ -691,13 +811,24 @@ impl FunctionCode {
 
     fn emit(&mut self, instr: Instr) {
         self.code.push(instr);
+        self.sites_of_code.push(self.current_site);
     }
 
     fn moves(&mut self, moves: Vec<(Reg, Reg)>) {
         let moves: Vec<(Reg, Reg)> = moves.into_iter().filter(|(d, s)| d != s).collect();
         if !moves.is_empty() {
-            self.code.push(Instr::Move { moves });
+            self.emit(Instr::Move { moves });
         }
+    }
+
+    fn position(&self) -> u32 {
+        self.code.len() as u32
+    }
+
+    /// The code from `start` to here is the current op's loop.
+    fn close_loop(&mut self, start: u32) {
+        let end = self.position();
+        self.loops.push(LoopSpan { start, end, site: self.current_site });
     }
 
     /// Label ids to code positions.
@@ -758,6 +889,9 @@ fn split_top_level(text: &str) -> Vec<&str> {
     parts
 }
 
+/// The longest vector (tile) ccl-sim runs: its values are kept lane by lane.
+pub const MAX_VECTOR_LANES: usize = 1 << 20;
+
 /// The interpreter's view of a printed MLIR type.
 pub fn ty_of(text: &str) -> Ty {
     if let Some(scalar) = scalar_of(text) {
@@ -766,8 +900,8 @@ pub fn ty_of(text: &str) -> Ty {
     if let Some(inner) = text.strip_prefix("vector<").and_then(|t| t.strip_suffix('>')) {
         let mut parts: Vec<&str> = inner.split('x').collect();
         let element = parts.pop().and_then(scalar_of);
-        let len = parts.iter().map(|p| p.parse::<usize>().ok()).product::<Option<usize>>();
-        if let (Some(element), Some(len)) = (element, len) {
+        let len = parts.iter().try_fold(1usize, |len, p| len.checked_mul(p.parse::<usize>().ok()?));
+        if let (Some(element), Some(len)) = (element, len.filter(|len| *len <= MAX_VECTOR_LANES)) {
             return Ty::Vector { element, len };
         }
     }
@@ -782,13 +916,24 @@ pub fn ty_of(text: &str) -> Ty {
     Ty::Other(text.to_string())
 }
 
+/// Why `op` cannot run on a value of type `text`.
+fn unsupported_type(op: &str, text: &str) -> String {
+    format!(
+        "ccl-sim does not run '{op}' on {text}: it models integers of 1 to 64 bits, index, f16, bf16, f32, f64 \
+         and vectors of them up to {MAX_VECTOR_LANES} lanes"
+    )
+}
+
 fn scalar_of(text: &str) -> Option<Scalar> {
     match text {
         "index" => Some(Scalar::Int(64)),
         "f16" | "bf16" => Some(Scalar::Float(16)),
         "f32" | "tf32" => Some(Scalar::Float(32)),
         "f64" => Some(Scalar::Float(64)),
-        _ => text.strip_prefix('i').and_then(|bits| bits.parse().ok()).map(Scalar::Int),
+        // Values are 64-bit patterns: wider integers (and i0) are not modelled.
+        _ => {
+            text.strip_prefix('i').and_then(|bits| bits.parse().ok()).filter(|b| (1..=64).contains(b)).map(Scalar::Int)
+        }
     }
 }
 

@@ -11,6 +11,8 @@
 //! explorer chooses between are these steps and the landings of in-flight
 //! writes.
 
+use super::cost::Tally;
+use super::memory;
 use super::program::*;
 use super::value::{self, Val, View};
 use std::collections::BTreeMap;
@@ -97,8 +99,15 @@ pub struct Race {
 pub enum Finding {
     Race(Race),
     /// A runtime error of the program (an index out of bounds, a peer out of
-    /// range, ranks at different collectives, a limit).
+    /// range, ranks at different collectives, arithmetic MLIR leaves
+    /// undefined).
     Error {
+        site: Option<SiteId>,
+        message: String,
+    },
+    /// A bound of the simulator reached (memory, local steps, sizes it
+    /// cannot represent): nothing can be concluded about the program.
+    Limit {
         site: Option<SiteId>,
         message: String,
     },
@@ -145,6 +154,21 @@ pub struct Buffer {
     /// One copy per rank (windows are symmetric: a peer's copy of the same
     /// operand is the same buffer on the peer).
     pub ranks: Vec<Arc<Vec<Cell>>>,
+    /// Per rank, whether its copy exists (an allocation makes a rank's copy
+    /// when that rank runs it; `memref.dealloc` frees it).
+    pub copies: Vec<Presence>,
+    /// Elements of each copy.
+    pub len: u32,
+}
+
+/// Whether a rank's copy of a buffer exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Presence {
+    /// Not allocated on this rank yet (held empty).
+    Absent,
+    Live,
+    /// Deallocated (held empty).
+    Freed,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -154,6 +178,10 @@ pub struct State {
     pub caches: Vec<Arc<BTreeMap<Loc, Line>>>,
     /// Per thread, kept sorted: the order of the queue does not matter.
     pub inflight: Vec<Vec<Unit>>,
+    /// How many in-flight writes go to each location: `inflight` indexed.
+    pub inflight_index: Derived<BTreeMap<Loc, u32>>,
+    /// How many caches hold a dirty line of each location: `caches` indexed.
+    pub dirty_index: Derived<BTreeMap<Loc, u32>>,
     pub signal_clocks: BTreeMap<Loc, Arc<Vec<u32>>>,
     /// Signal cells a `set` notify has written: their clocks are not
     /// monotone, so waits on them are always scheduling points.
@@ -164,6 +192,8 @@ pub struct State {
     pub alloc_counts: BTreeMap<(ThreadId, SiteId), u32>,
     pub launch_counts: BTreeMap<(u16, FuncId), u32>,
     pub finding: Option<Arc<Finding>>,
+    /// What the schedule so far executed (not part of the state's identity).
+    pub cost: Tally,
 }
 
 /// What a schedule chooses next.
@@ -177,6 +207,23 @@ pub enum Action {
     Collective,
 }
 
+/// Data that is a function of the rest of the state (an index of it):
+/// hashing and equality skip it, since the rest decides it.
+#[derive(Clone, Debug, Default)]
+pub struct Derived<T>(pub T);
+
+impl<T> std::hash::Hash for Derived<T> {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+impl<T> PartialEq for Derived<T> {
+    fn eq(&self, _: &Derived<T>) -> bool {
+        true
+    }
+}
+
+impl<T> Eq for Derived<T> {}
+
 /// The fixed parameters of a run.
 #[derive(Clone, Debug)]
 pub struct Machine {
@@ -187,11 +234,32 @@ pub struct Machine {
     /// Every ccl op a scheduling point (no local-step reduction), for
     /// measuring what the reduction saves.
     pub no_reduction: bool,
+    pub limits: Limits,
+    /// The entry's arguments, where set (`--arg`); the others are zero.
+    pub entry_args: Vec<Option<Val>>,
 }
 
-/// Local steps a thread may take between two observable steps.
-const LOCAL_STEP_LIMIT: u64 = 1_000_000;
-const CALL_DEPTH_LIMIT: usize = 256;
+/// The bounds of one run (docs/ccl-sim.md, "Limits").
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Local steps a thread may take between two observable steps.
+    pub max_steps: u64,
+    /// Bytes the process may hold (see `memory::in_use`).
+    pub max_memory: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_steps: 1_000_000, max_memory: memory::default_limit() }
+    }
+}
+
+/// Calls nested deeper than this in one thread are a limit (recursion).
+pub const CALL_DEPTH_LIMIT: usize = 256;
+/// Threads over all ranks (hosts and block slots): a thread id is 16 bits.
+pub const MAX_THREADS: u64 = u16::MAX as u64;
+/// Elements of one buffer: a location's index is 32 bits.
+pub const MAX_BUFFER_ELEMENTS: i64 = u32::MAX as i64;
 
 type Fail = Finding;
 
@@ -199,10 +267,58 @@ fn fail(site: Option<SiteId>, message: impl Into<String>) -> Fail {
     Finding::Error { site, message: message.into() }
 }
 
+fn limit(site: Option<SiteId>, message: impl Into<String>) -> Fail {
+    Finding::Limit { site, message: message.into() }
+}
+
+impl Finding {
+    /// The finding, at `site` if it has no place of its own.
+    fn located(self, here: SiteId) -> Finding {
+        match self {
+            Finding::Error { site: None, message } => Finding::Error { site: Some(here), message },
+            Finding::Limit { site: None, message } => Finding::Limit { site: Some(here), message },
+            other => other,
+        }
+    }
+}
+
+/// The most elements a read may touch and still be tried as a local step.
+const LOCAL_READ_ELEMENTS: i64 = 1 << 16;
+
+/// Approximate bytes of one element of a buffer, a cache line, a unit's
+/// write and a shadow entry (what an op touching n elements may add).
+const BYTES_PER_ELEMENT: u64 = 160;
+
 impl Machine {
+    /// The machine of `program` on `ranks` ranks. The caller checks that
+    /// the threads fit ([`Machine::threads_needed`]).
     pub fn new(program: Arc<Program>, ranks: u16, no_reduction: bool) -> Machine {
-        let per_rank = 1 + program.slots as u16;
-        Machine { program, ranks, per_rank, no_reduction }
+        let per_rank = 1 + program.slots.min(MAX_THREADS - 1) as u16;
+        Machine { program, ranks, per_rank, no_reduction, limits: Limits::default(), entry_args: Vec::new() }
+    }
+
+    /// Threads `program` needs on `ranks` ranks: a host and the widest
+    /// launch's blocks per rank.
+    pub fn threads_needed(program: &Program, ranks: u16) -> u64 {
+        (ranks as u64).saturating_mul(program.slots.saturating_add(1))
+    }
+
+    /// `Err` (a limit) if holding `bytes` more would pass `--max-memory`.
+    fn reserve(&self, bytes: u64, what: impl FnOnce() -> String) -> Result<(), Fail> {
+        let held = memory::in_use();
+        if held.saturating_add(bytes) > self.limits.max_memory {
+            return Err(limit(
+                None,
+                format!(
+                    "{} needs {} with {} already held, more than --max-memory {}: no conclusion",
+                    what(),
+                    memory::human(bytes),
+                    memory::human(held),
+                    memory::human(self.limits.max_memory)
+                ),
+            ));
+        }
+        Ok(())
     }
 
     pub fn thread_count(&self) -> usize {
@@ -223,28 +339,18 @@ impl Machine {
     }
 
     /// The initial state: entry arguments allocated and zero-filled on every
-    /// rank, every host at the entry function's first observable step.
+    /// rank (scalars zero unless set), every host at the entry function's
+    /// first observable step.
     pub fn initial(&self) -> State {
         let threads_n = self.thread_count();
         let entry = &self.program.funcs[self.program.entry as usize];
         let mut state = State {
-            threads: (0..threads_n)
-                .map(|t| {
-                    let mut clock = vec![0; threads_n];
-                    clock[t] = 1;
-                    Thread {
-                        status: Status::Idle,
-                        frames: Vec::new(),
-                        clock: Arc::new(clock),
-                        launch: 0,
-                        kernel: None,
-                        writes: 0,
-                    }
-                })
-                .collect(),
+            threads: Vec::new(),
             buffers: Vec::new(),
-            caches: (0..threads_n).map(|_| Arc::new(BTreeMap::new())).collect(),
-            inflight: vec![Vec::new(); threads_n],
+            caches: Vec::new(),
+            inflight: Vec::new(),
+            inflight_index: Derived::default(),
+            dirty_index: Derived::default(),
             signal_clocks: BTreeMap::new(),
             set_cells: Default::default(),
             shadow: BTreeMap::new(),
@@ -252,68 +358,152 @@ impl Machine {
             alloc_counts: BTreeMap::new(),
             launch_counts: BTreeMap::new(),
             finding: None,
+            cost: Tally::default(),
         };
+        // Every thread has a vector clock of every thread.
+        let clocks = (threads_n as u64).pow(2).saturating_mul(4).saturating_add(threads_n as u64 * 256);
+        if let Err(finding) = self.reserve(clocks, || format!("the state of {threads_n} threads")) {
+            state.finding = Some(Arc::new(finding.located(entry.site)));
+            return state;
+        }
+        state.threads = (0..threads_n)
+            .map(|t| {
+                let mut clock = vec![0; threads_n];
+                clock[t] = 1;
+                Thread {
+                    status: Status::Idle,
+                    frames: Vec::new(),
+                    clock: Arc::new(clock),
+                    launch: 0,
+                    kernel: None,
+                    writes: 0,
+                }
+            })
+            .collect();
+        state.caches = (0..threads_n).map(|_| Arc::new(BTreeMap::new())).collect();
+        state.inflight = vec![Vec::new(); threads_n];
+        match self.entry_arguments(&mut state) {
+            Ok(args) => self.start(&mut state, &args),
+            Err(finding) => state.finding = Some(Arc::new(finding.located(entry.site))),
+        }
+        state
+    }
+
+    /// The entry's arguments: memrefs allocated, scalars as set or zero.
+    fn entry_arguments(&self, state: &mut State) -> Result<Vec<Val>, Fail> {
+        let entry = &self.program.funcs[self.program.entry as usize];
         let mut args = Vec::new();
-        for ty in &entry.param_types {
+        for (n, ty) in entry.param_types.iter().enumerate() {
+            let set = self.entry_args.get(n).cloned().flatten();
             args.push(match ty {
-                Ty::Scalar(s) => Val::zero(*s),
-                Ty::Vector { element, len } => Val::Vector(Arc::from(vec![Val::zero(*element).bits().unwrap(); *len])),
-                Ty::MemRef { element, shape } => match shape.iter().copied().collect::<Option<Vec<i64>>>() {
-                    Some(shape) => {
-                        let id = self.new_buffer(&mut state, *element, shape.iter().product());
-                        Val::MemRef(Arc::new(View::whole(id, *element, &shape)))
-                    }
-                    None => {
-                        state.finding = Some(Arc::new(fail(
+                Ty::Scalar(s) => set.unwrap_or_else(|| Val::zero(*s)),
+                Ty::Vector { element, len } => {
+                    self.reserve(*len as u64 * 8, || format!("argument #{n} of @{}", entry.name))?;
+                    Val::Vector(Arc::from(vec![Val::zero(*element).bits().unwrap(); *len]))
+                }
+                Ty::MemRef { element, shape } => {
+                    let Some(shape) = shape.iter().copied().collect::<Option<Vec<i64>>>() else {
+                        return Err(fail(
                             None,
                             format!(
                                 "the entry @{} takes a memref of dynamic shape: ccl-sim needs static shapes",
                                 entry.name
                             ),
-                        )));
-                        Val::Undef
-                    }
-                },
+                        ));
+                    };
+                    let what = format!("argument #{n} of @{}", entry.name);
+                    let id = self.new_buffer(state, *element, &shape, None, &what)?;
+                    Val::MemRef(Arc::new(View::whole(id, *element, &shape)))
+                }
                 Ty::Other(_) => Val::Undef,
             });
         }
-        if state.finding.is_some() {
-            return state;
-        }
+        Ok(args)
+    }
+
+    /// Every host starts the entry (a kernel entry is launched).
+    fn start(&self, state: &mut State, args: &[Val]) {
+        let entry = &self.program.funcs[self.program.entry as usize];
         for rank in 0..self.ranks {
             let host = self.host_of(rank);
             let result = if entry.kind == Kind::InCore {
                 let width = entry.launch_width.unwrap_or(1);
                 state.threads[host as usize].status = Status::Running;
-                self.launch(&mut state, host, self.program.entry, &args, width, None)
+                self.launch(state, host, self.program.entry, args, width, None)
             } else {
-                let frame = self.frame(self.program.entry, &args, Vec::new());
+                let frame = self.frame(self.program.entry, args, Vec::new());
                 let thread = &mut state.threads[host as usize];
                 thread.frames.push(frame);
                 thread.status = Status::Running;
                 Ok(vec![host])
             };
-            match result {
-                Ok(ready) => {
-                    if let Err(finding) = self.settle(&mut state, ready) {
-                        state.finding = Some(Arc::new(finding));
-                        return state;
-                    }
-                }
-                Err(finding) => {
-                    state.finding = Some(Arc::new(finding));
-                    return state;
-                }
+            if let Err(finding) = result.and_then(|ready| self.settle(state, ready)) {
+                state.finding = Some(Arc::new(finding.located(entry.site)));
+                return;
             }
         }
-        state
     }
 
-    fn new_buffer(&self, state: &mut State, element: Scalar, len: i64) -> u32 {
+    /// The elements of a buffer of `shape`, checked before anything is
+    /// allocated.
+    fn buffer_len(&self, shape: &[i64], what: &str) -> Result<u32, Fail> {
+        value::element_count(shape).and_then(|len| u32::try_from(len).ok()).ok_or_else(|| {
+            limit(
+                None,
+                format!(
+                    "{what} has {} elements: ccl-sim holds at most {MAX_BUFFER_ELEMENTS} in one buffer: no conclusion",
+                    shape.iter().map(i64::to_string).collect::<Vec<_>>().join(" x ")
+                ),
+            )
+        })
+    }
+
+    /// A zero-filled copy of `len` elements, if memory allows.
+    fn new_copy(&self, element: Scalar, len: u32, copies: u64, what: &str) -> Result<Arc<Vec<Cell>>, Fail> {
+        let bytes = (len as u64).saturating_mul(std::mem::size_of::<Cell>() as u64).saturating_mul(copies);
+        self.reserve(bytes, || what.to_string())?;
         let zero = Cell { bits: Val::zero(element).bits().unwrap(), writer: None };
-        let copy = Arc::new(vec![zero; len.max(0) as usize]);
-        state.buffers.push(Buffer { element, ranks: vec![copy; self.ranks as usize] });
-        (state.buffers.len() - 1) as u32
+        Ok(Arc::new(vec![zero; len as usize]))
+    }
+
+    /// A buffer of `shape`: on every rank (`rank` None, the entry's
+    /// arguments), or on `rank` alone, the others' copies made as they run
+    /// the same allocation.
+    fn new_buffer(
+        &self,
+        state: &mut State,
+        element: Scalar,
+        shape: &[i64],
+        rank: Option<u16>,
+        what: &str,
+    ) -> Result<u32, Fail> {
+        let len = self.buffer_len(shape, what)?;
+        let id = u32::try_from(state.buffers.len())
+            .map_err(|_| limit(None, format!("{what}: more than {} buffers: no conclusion", u32::MAX)))?;
+        let buffer = match rank {
+            // One copy shared by the ranks until one of them writes it.
+            None => Buffer {
+                element,
+                ranks: vec![self.new_copy(element, len, self.ranks as u64, what)?; self.ranks as usize],
+                copies: vec![Presence::Live; self.ranks as usize],
+                len,
+            },
+            Some(rank) => {
+                // The absent copies share one empty vector.
+                let absent = Arc::new(Vec::new());
+                let mut buffer = Buffer {
+                    element,
+                    ranks: vec![absent; self.ranks as usize],
+                    copies: vec![Presence::Absent; self.ranks as usize],
+                    len,
+                };
+                buffer.ranks[rank as usize] = self.new_copy(element, len, 1, what)?;
+                buffer.copies[rank as usize] = Presence::Live;
+                buffer
+            }
+        };
+        state.buffers.push(buffer);
+        Ok(id)
     }
 
     fn frame(&self, func: FuncId, args: &[Val], results: Vec<Reg>) -> Frame {
@@ -388,7 +578,10 @@ impl Machine {
                     else {
                         return true; // The step reports the bad operand.
                     };
-                    let loc = Loc { rank: self.rank_of(t), buffer: view.buffer, index: view.nth(0) as u32 };
+                    let Some(first) = view.first() else {
+                        return true; // The step reports the empty view.
+                    };
+                    let loc = Loc { rank: self.rank_of(t), buffer: view.buffer, index: first as u32 };
                     let Some(cell) =
                         state.buffers[loc.buffer as usize].ranks[loc.rank as usize].get(loc.index as usize)
                     else {
@@ -424,13 +617,23 @@ impl Machine {
     /// The state after `action`; a finding (race, error) ends the schedule.
     pub fn next(&self, state: &State, action: Action) -> State {
         let mut next = state.clone();
+        self.apply(&mut next, action);
+        next
+    }
+
+    /// Takes `action` in `next` itself (a search that keeps no earlier
+    /// state saves the copy).
+    pub fn apply(&self, next: &mut State, action: Action) {
         let result = match action {
-            Action::Step(t) => self.step(&mut next, t).and_then(|mut ready| {
+            Action::Step(t) => self.step(next, t).and_then(|mut ready| {
                 ready.push(t);
-                self.settle(&mut next, ready)
+                self.settle(next, ready)
             }),
             Action::Land(t, u) => {
                 let unit = next.inflight[t as usize].remove(u as usize);
+                for (loc, _) in &unit.writes {
+                    count_down(&mut next.inflight_index.0, *loc);
+                }
                 for (loc, cell) in unit.writes {
                     if let Some(slot) = Arc::make_mut(&mut next.buffers[loc.buffer as usize].ranks[loc.rank as usize])
                         .get_mut(loc.index as usize)
@@ -442,7 +645,14 @@ impl Machine {
                 // step of its own (enabled), nothing to settle.
                 Ok(())
             }
-            Action::Collective => self.collective(&mut next).and_then(|ready| self.settle(&mut next, ready)),
+            Action::Collective => {
+                let site = self.site_at(next, 0);
+                let result = self.collective(next).and_then(|ready| self.settle(next, ready));
+                match site {
+                    Some(site) => result.map_err(|f| f.located(site)),
+                    None => result,
+                }
+            }
         };
         // Whatever became local (a wait now enabled, a fence whose writes
         // landed, a read whose location went quiet) runs now.
@@ -450,12 +660,11 @@ impl Machine {
             let running: Vec<ThreadId> = (0..next.threads.len() as ThreadId)
                 .filter(|t| next.threads[*t as usize].status == Status::Running)
                 .collect();
-            self.settle(&mut next, running)
+            self.settle(next, running)
         });
         if let Err(finding) = result {
             next.finding = Some(Arc::new(finding));
         }
-        next
     }
 
     // -----------------------------------------------------------------
@@ -466,7 +675,7 @@ impl Machine {
     /// the way) up to its next observable step.
     fn settle(&self, state: &mut State, mut ready: Vec<ThreadId>) -> Result<(), Fail> {
         while let Some(t) = ready.pop() {
-            let mut budget = LOCAL_STEP_LIMIT;
+            let mut budget = self.limits.max_steps;
             loop {
                 if state.threads[t as usize].status != Status::Running {
                     break;
@@ -475,22 +684,37 @@ impl Machine {
                 if self.rests_at(state, t, instr) {
                     break;
                 }
-                budget -= 1;
                 if budget == 0 {
-                    let site = match instr {
-                        Instr::Ccl { site, .. } | Instr::Call { site, .. } => Some(*site),
-                        _ => None,
-                    };
-                    return Err(fail(
-                        site,
-                        format!("a thread ran {LOCAL_STEP_LIMIT} local steps without an observable one (a loop that never ends?)"),
-                    ));
+                    return Err(self.out_of_steps(state, t));
                 }
+                budget -= 1;
                 let more = self.step(state, t)?;
                 ready.extend(more);
             }
         }
         Ok(())
+    }
+
+    /// The limit `t` reached: `--max-steps` local steps in a row, named by
+    /// the loop it was in (or the op it was at).
+    fn out_of_steps(&self, state: &State, t: ThreadId) -> Fail {
+        let frame = state.threads[t as usize].frames.last().expect("a running thread has a frame");
+        let func = &self.program.funcs[frame.func as usize];
+        let max = self.limits.max_steps;
+        let who = super::report::thread_name(self, t);
+        match func.loop_at(frame.pc) {
+            Some(span) => limit(
+                Some(span.site),
+                format!(
+                    "{who} ran {max} steps in this '{}' without one another thread can observe (--max-steps {max}): no conclusion",
+                    self.program.site(span.site).op
+                ),
+            ),
+            None => limit(
+                func.sites.get(frame.pc as usize).copied(),
+                format!("{who} ran {max} steps without one another thread can observe (--max-steps {max}): no conclusion"),
+            ),
+        }
     }
 
     /// Whether `t` stops before `instr` (a step other threads can observe).
@@ -503,6 +727,10 @@ impl Machine {
         let rank = self.rank_of(t);
         let hits = |view: &Val, rank: u16, positions: std::ops::Range<i64>| -> bool {
             let mut positions = positions;
+            // Too many elements to look at: a scheduling point (always sound).
+            if positions.end - positions.start > LOCAL_READ_ELEMENTS {
+                return false;
+            }
             let Val::MemRef(view) = view else { return false };
             positions
                 .all(|n| self.read_is_local(state, t, Loc { rank, buffer: view.buffer, index: view.nth(n) as u32 }))
@@ -538,7 +766,7 @@ impl Machine {
                 let Val::MemRef(view) = v else { return true };
                 let idx: Option<Vec<i64>> = indices.iter().map(|i| frame.regs[*i as usize].as_int()).collect();
                 let Some(start) = idx.and_then(|idx| view.position(&idx)) else { return true };
-                if start + len > view.len() {
+                if start.checked_add(len).is_none_or(|end| end > view.len()) {
                     return true;
                 }
                 !hits(v, rank, start..start + len)
@@ -549,7 +777,8 @@ impl Machine {
             // wait is a race of this one too.
             CclOp::Wait { signal, equal: false, .. } => {
                 let Val::MemRef(view) = &frame.regs[*signal as usize] else { return true };
-                let loc = Loc { rank, buffer: view.buffer, index: view.nth(0) as u32 };
+                let Some(first) = view.first() else { return true };
+                let loc = Loc { rank, buffer: view.buffer, index: first as u32 };
                 state.set_cells.contains(&loc) || !self.enabled(state, t)
             }
             _ => true,
@@ -571,22 +800,34 @@ impl Machine {
         if state.caches[t as usize].contains_key(&loc) || self.own_pending(state, t, loc).is_some() {
             return true;
         }
-        let in_flight =
-            state.inflight.iter().any(|queue| queue.iter().any(|u| u.writes.iter().any(|(l, _)| *l == loc)));
-        let dirty_elsewhere = state
-            .caches
-            .iter()
-            .enumerate()
-            .any(|(other, cache)| other != t as usize && cache.get(&loc).is_some_and(|line| line.dirty));
+        let in_flight = state.inflight_index.0.contains_key(&loc);
+        // `t` has no line of `loc` (else it hit): any dirty one is another's.
+        let dirty_elsewhere = state.dirty_index.0.contains_key(&loc);
         !in_flight && !dirty_elsewhere
+    }
+
+    /// The function `t`'s markers count for: its kernel, or the entry for
+    /// host code.
+    fn counted_as(&self, state: &State, t: ThreadId) -> FuncId {
+        match state.threads[t as usize].kernel {
+            Some(kernel) if self.slot_of(t) != 0 => kernel,
+            _ => self.program.entry,
+        }
     }
 
     fn frame_mut<'s>(&self, state: &'s mut State, t: ThreadId) -> &'s mut Frame {
         state.threads[t as usize].frames.last_mut().expect("a running thread has a frame")
     }
 
-    /// Executes the instruction `t` is at; returns threads made ready.
+    /// Executes the instruction `t` is at; returns threads made ready. An
+    /// error is located at the op the instruction comes from.
     fn step(&self, state: &mut State, t: ThreadId) -> Result<Vec<ThreadId>, Fail> {
+        let frame = state.threads[t as usize].frames.last().expect("a running thread has a frame");
+        let here = self.program.funcs[frame.func as usize].sites[frame.pc as usize];
+        self.execute(state, t).map_err(|finding| finding.located(here))
+    }
+
+    fn execute(&self, state: &mut State, t: ThreadId) -> Result<Vec<ThreadId>, Fail> {
         let instr = self.instr(state, t).expect("a running thread is at an instruction").clone();
         let frame = self.frame_mut(state, t);
         frame.pc += 1;
@@ -599,16 +840,22 @@ impl Machine {
                     frame.regs[*d as usize] = v;
                 }
             }
-            Instr::Binary { dst, op, lhs, rhs, ty } => {
-                let result = lanewise2(&reg(frame, lhs), &reg(frame, rhs), |a, b| value::binary(op, a, b, ty))
+            Instr::Binary { dst, op, lhs, rhs, ty, wrap } => {
+                let result = lanewise2(&reg(frame, lhs), &reg(frame, rhs), |a, b| value::binary(op, a, b, ty, wrap))
                     .map_err(|m| fail(None, m))?;
                 frame.regs[dst as usize] = result;
             }
             Instr::Cast { dst, src, op, from, to } => {
                 let result = lanewise1(&reg(frame, src), |a| value::cast(op, a, from, to), to)
-                    .ok_or_else(|| fail(None, "a cast of an unset value"))?;
+                    .ok_or_else(|| fail(None, "a cast of an unset value"))?
+                    .map_err(|m| fail(None, m))?;
                 frame.regs[dst as usize] = result;
             }
+            Instr::CheckStep { step } => match reg(frame, step).as_int() {
+                Some(step) if step > 0 => {}
+                Some(step) => return Err(fail(None, format!("a loop step of {step}: MLIR needs a positive step"))),
+                None => return Err(fail(None, "a loop step that is not set")),
+            },
             Instr::Cmp { dst, pred, lhs, rhs, ty } => {
                 let (Some(a), Some(b)) = (reg(frame, lhs).bits(), reg(frame, rhs).bits()) else {
                     return Err(fail(None, "a comparison of unset values"));
@@ -662,17 +909,41 @@ impl Machine {
             Instr::Alloc { dst, site, element, shape } => {
                 let slot = self.slot_of(t);
                 let count = state.alloc_counts.entry((t, site)).or_insert(0);
-                *count += 1;
+                *count = count.checked_add(1).ok_or_else(|| limit(None, "2^32 executions of one allocation"))?;
                 let key = (site, slot, *count);
+                let rank = self.rank_of(t);
                 let id = match state.allocations.get(&key) {
-                    Some(id) => *id,
+                    // Another rank ran this allocation first: the buffer is
+                    // the same, this rank's copy is made now.
+                    Some(id) => {
+                        let buffer = &state.buffers[*id as usize];
+                        let copy = self.new_copy(element, buffer.len, 1, "this allocation")?;
+                        let buffer = &mut state.buffers[*id as usize];
+                        buffer.ranks[rank as usize] = copy;
+                        buffer.copies[rank as usize] = Presence::Live;
+                        *id
+                    }
                     None => {
-                        let id = self.new_buffer(state, element, shape.iter().product());
+                        let id = self.new_buffer(state, element, &shape, Some(rank), "this allocation")?;
                         state.allocations.insert(key, id);
                         id
                     }
                 };
                 self.frame_mut(state, t).regs[dst as usize] = Val::MemRef(Arc::new(View::whole(id, element, &shape)));
+            }
+            Instr::Dealloc { src } => {
+                let Val::MemRef(view) = reg(frame, src) else {
+                    return Err(fail(None, "a dealloc of a value that is not a memref"));
+                };
+                let rank = self.rank_of(t) as usize;
+                let buffer = &mut state.buffers[view.buffer as usize];
+                match buffer.copies[rank] {
+                    Presence::Live => {}
+                    Presence::Freed => return Err(fail(None, "a buffer deallocated twice")),
+                    Presence::Absent => return Err(fail(None, "a dealloc of a buffer this rank has not allocated")),
+                }
+                buffer.copies[rank] = Presence::Freed;
+                buffer.ranks[rank] = Arc::new(Vec::new());
             }
             Instr::Call { site, callee, args, results, width, submit } => {
                 let values: Vec<Val> = args.iter().map(|a| reg(frame, *a)).collect();
@@ -687,7 +958,10 @@ impl Machine {
                 }
                 let thread = &mut state.threads[t as usize];
                 if thread.frames.len() >= CALL_DEPTH_LIMIT {
-                    return Err(fail(Some(site), format!("calls nested deeper than {CALL_DEPTH_LIMIT} (recursion?)")));
+                    return Err(limit(
+                        Some(site),
+                        format!("calls nested deeper than {CALL_DEPTH_LIMIT} (recursion?): no conclusion"),
+                    ));
                 }
                 let frame = self.frame(callee, &values, results);
                 state.threads[t as usize].frames.push(frame);
@@ -716,16 +990,17 @@ impl Machine {
         t: ThreadId,
         callee: FuncId,
         args: &[Val],
-        width: u32,
+        width: u64,
         site: Option<SiteId>,
     ) -> Result<Vec<ThreadId>, Fail> {
-        if width as u16 >= self.per_rank {
+        if width >= self.per_rank as u64 {
             return Err(fail(site, format!("a launch of {width} blocks, more than the {} slots", self.per_rank - 1)));
         }
         let rank = self.rank_of(t);
         let count = state.launch_counts.entry((rank, callee)).or_insert(0);
-        *count += 1;
+        *count = count.checked_add(1).ok_or_else(|| limit(site, "2^32 launches of one kernel: no conclusion"))?;
         let launch = *count;
+        state.cost.of(callee).launches += 1;
         let host_clock = state.threads[t as usize].clock.clone();
         let first = t + 1;
         for b in 0..width as u16 {
@@ -795,9 +1070,20 @@ impl Machine {
     }
 
     fn cell(&self, state: &State, loc: Loc, site: SiteId) -> Result<Cell, Fail> {
-        state
-            .buffers
-            .get(loc.buffer as usize)
+        let buffer = state.buffers.get(loc.buffer as usize);
+        match buffer.map(|b| b.copies[loc.rank as usize]) {
+            Some(Presence::Freed) => {
+                return Err(fail(Some(site), format!("an access to a buffer rank {} deallocated", loc.rank)))
+            }
+            Some(Presence::Absent) => {
+                return Err(fail(
+                    Some(site),
+                    format!("an access to rank {}'s copy of a buffer before rank {} allocated it", loc.rank, loc.rank),
+                ))
+            }
+            _ => {}
+        }
+        buffer
             .and_then(|b| b.ranks[loc.rank as usize].get(loc.index as usize))
             .copied()
             .ok_or_else(|| fail(Some(site), "an access out of its buffer"))
@@ -826,7 +1112,10 @@ impl Machine {
     /// Race checks and shadow update for a write of `loc` by `t`; returns the
     /// write's identity.
     fn check_write(&self, state: &mut State, t: ThreadId, loc: Loc, site: SiteId) -> Result<WriteId, Fail> {
-        state.threads[t as usize].writes += 1;
+        let writes = &mut state.threads[t as usize].writes;
+        *writes = writes
+            .checked_add(1)
+            .ok_or_else(|| limit(Some(site), "a thread made 2^32 writes: they cannot be told apart: no conclusion"))?;
         let me = self.access(state, t, site, true);
         let clock = state.threads[t as usize].clock.clone();
         let shadow = state.shadow.entry(loc).or_default();
@@ -857,6 +1146,8 @@ impl Machine {
     /// memory. A value taken from the queue or memory is kept as a clean
     /// line.
     fn read_cached(&self, state: &mut State, t: ThreadId, loc: Loc, site: SiteId) -> Result<u64, Fail> {
+        // The buffer exists and is not freed, even if the line is cached.
+        self.cell(state, loc, site)?;
         let cell = match state.caches[t as usize].get(&loc) {
             Some(line) => line.cell,
             None => {
@@ -886,7 +1177,10 @@ impl Machine {
         self.cell(state, loc, site)?;
         let writer = self.check_write(state, t, loc, site)?;
         if state.caches[t as usize].contains_key(&loc) {
-            Arc::make_mut(&mut state.caches[t as usize]).remove(&loc);
+            let line = Arc::make_mut(&mut state.caches[t as usize]).remove(&loc);
+            if line.is_some_and(|line| line.dirty) {
+                count_down(&mut state.dirty_index.0, loc);
+            }
         }
         Ok((loc, Cell { bits, writer: Some(writer) }))
     }
@@ -895,8 +1189,11 @@ impl Machine {
     fn write_cached(&self, state: &mut State, t: ThreadId, loc: Loc, bits: u64, site: SiteId) -> Result<(), Fail> {
         self.cell(state, loc, site)?;
         let writer = self.check_write(state, t, loc, site)?;
-        Arc::make_mut(&mut state.caches[t as usize])
+        let before = Arc::make_mut(&mut state.caches[t as usize])
             .insert(loc, Line { cell: Cell { bits, writer: Some(writer) }, dirty: true });
+        if !before.is_some_and(|line| line.dirty) {
+            *state.dirty_index.0.entry(loc).or_insert(0) += 1;
+        }
         Ok(())
     }
 
@@ -918,6 +1215,9 @@ impl Machine {
     fn enqueue(&self, state: &mut State, t: ThreadId, unit: Unit) {
         if unit.writes.is_empty() {
             return;
+        }
+        for (loc, _) in &unit.writes {
+            *state.inflight_index.0.entry(*loc).or_insert(0) += 1;
         }
         let queue = &mut state.inflight[t as usize];
         queue.push(unit);
@@ -941,9 +1241,25 @@ impl Machine {
         };
         let indices = |list: &[Reg]| list.iter().map(|r| int(*r)).collect::<Result<Vec<i64>, Fail>>();
         let at = |v: &View, rank: u16, n: i64| Loc { rank, buffer: v.buffer, index: v.nth(n) as u32 };
+        // A signal is element 0 of its view: a view of no element has none.
+        let signal_cell = |r: Reg| {
+            let signal = view(r)?;
+            match signal.first() {
+                Some(_) => Ok(signal),
+                None => Err(fail(Some(site), format!("a signal view of no element ({:?})", signal.sizes))),
+            }
+        };
+        // What an op moving `n` elements may add to the state.
+        let room = |n: i64| {
+            self.reserve((n.max(0) as u64).saturating_mul(BYTES_PER_ELEMENT), || {
+                format!("'{}' of {n} elements", self.program.site(site).op)
+            })
+            .map_err(|f| f.located(site))
+        };
+        let counted = self.counted_as(state, t);
         let start = |v: &View, idx: &[i64], len: i64| {
             v.position(idx)
-                .filter(|s| s + len <= v.len())
+                .filter(|s| s.checked_add(len).is_some_and(|end| end <= v.len()))
                 .ok_or_else(|| fail(Some(site), format!("indices {idx:?} out of bounds of {:?}", v.sizes)))
         };
         match op {
@@ -966,6 +1282,7 @@ impl Machine {
                 if dst.len() != src.len() {
                     return Err(fail(Some(site), format!("get of {} elements into {}", src.len(), dst.len())));
                 }
+                room(src.len())?;
                 for n in 0..src.len() {
                     let bits = self.read_cached(state, t, at(&src, p, n), site)?;
                     self.write_cached(state, t, at(&dst, rank, n), bits, site)?;
@@ -977,6 +1294,7 @@ impl Machine {
                 if lanes.len() as i64 > dst.len() {
                     return Err(fail(Some(site), format!("a tile of {} into {} elements", lanes.len(), dst.len())));
                 }
+                room(lanes.len() as i64)?;
                 let mut writes = Vec::new();
                 for (n, bits) in lanes.iter().enumerate() {
                     writes.push(self.queue_write(state, t, at(&dst, p, n as i64), *bits, site)?);
@@ -988,6 +1306,7 @@ impl Machine {
                 if dst.len() != src.len() {
                     return Err(fail(Some(site), format!("put of {} elements into {}", src.len(), dst.len())));
                 }
+                room(src.len())?;
                 let mut writes = Vec::new();
                 for n in 0..src.len() {
                     let bits = self.read_cached(state, t, at(&src, rank, n), site)?;
@@ -997,6 +1316,7 @@ impl Machine {
             }
             CclOp::RemoteLoad { result, src, peer: p, ty } => {
                 let (src, p) = (view(*src)?, peer(*p)?);
+                room(src.len())?;
                 let mut lanes = Vec::new();
                 for n in 0..src.len() {
                     lanes.push(self.read_cached(state, t, at(&src, p, n), site)?);
@@ -1026,7 +1346,7 @@ impl Machine {
                 self.frame_mut(state, t).regs[*result as usize] = Val::from_bits(src.element, bits);
             }
             CclOp::Notify { signal, peer: p, value, add } => {
-                let (signal, p, v) = (view(*signal)?, peer(*p)?, int(*value)?);
+                let (signal, p, v) = (signal_cell(*signal)?, peer(*p)?, int(*value)?);
                 let loc = at(&signal, p, 0);
                 let old = self.cell(state, loc, site)?;
                 let bits = if *add { (old.bits as i64).wrapping_add(v) } else { v };
@@ -1048,20 +1368,37 @@ impl Machine {
                 tick(&mut state.threads[t as usize].clock, t);
             }
             CclOp::Wait { signal, .. } => {
-                let signal = view(*signal)?;
+                let signal = signal_cell(*signal)?;
                 let loc = at(&signal, rank, 0);
                 if let Some(clock) = state.signal_clocks.get(&loc).cloned() {
                     let thread = &mut state.threads[t as usize];
                     thread.clock = Arc::new(join(&thread.clock, &clock));
                 }
             }
-            CclOp::Fence => {}
+            CclOp::Fence => state.cost.of(counted).fences += 1,
             CclOp::CacheInvalid { target } => {
+                let target = target.map(view).transpose()?;
+                if let Some(target) = target.as_ref().filter(|target| !target.is_nested()) {
+                    room(target.len())?;
+                }
                 let cache = Arc::make_mut(&mut state.caches[t as usize]);
-                let selected: Vec<Loc> = match target {
+                let selected: Vec<Loc> = match &target {
                     None => cache.keys().copied().collect(),
+                    // A view whose positions decompose is tested line by
+                    // line, over the lines between its first and last
+                    // element on each rank; another is listed (its size was
+                    // checked when it was made).
+                    Some(target) if target.is_nested() => {
+                        let (low, high) = target.bounds();
+                        (0..self.ranks)
+                            .flat_map(|rank| {
+                                let at = |index: i64| Loc { rank, buffer: target.buffer, index: index as u32 };
+                                cache.range(at(low)..=at(high)).map(|(l, _)| *l)
+                            })
+                            .filter(|l| target.contains(l.index as i64))
+                            .collect()
+                    }
                     Some(target) => {
-                        let target = view(*target)?;
                         let elements: std::collections::BTreeSet<u32> =
                             target.elements().into_iter().map(|e| e as u32).collect();
                         cache
@@ -1079,6 +1416,15 @@ impl Machine {
                         }
                     }
                 }
+                for (loc, _) in &writes {
+                    count_down(&mut state.dirty_index.0, *loc);
+                }
+                let cost = state.cost.of(counted);
+                match target {
+                    Some(_) => cost.region_invalidates += 1,
+                    None => cost.whole_invalidates += 1,
+                }
+                cost.lines_written_back += writes.len() as u64;
                 self.enqueue(state, t, Unit { site, writes });
             }
             CclOp::AllToAllV { .. } | CclOp::AllReduce { .. } | CclOp::Barrier => {
@@ -1141,6 +1487,9 @@ impl Machine {
                     return Err(fail(Some(*site), "all_reduce over views of different sizes"));
                 }
                 let element = dst[0].element;
+                self.reserve((len.max(0) as u64).saturating_mul(BYTES_PER_ELEMENT * ranks as u64), || {
+                    format!("'ccl.all_reduce' of {len} elements")
+                })?;
                 let mut sums = Vec::new();
                 for n in 0..len {
                     let mut acc: Option<u64> = None;
@@ -1165,6 +1514,12 @@ impl Machine {
                 let (send, counts, recv, recv_counts) =
                     (views(*send)?, views(*send_counts)?, views(*recv)?, views(*recv_counts)?);
                 let rows = recv[0].sizes.first().copied().unwrap_or(0);
+                // Every rank's views alike (a rank-dependent view would
+                // index past another's).
+                let alike = |views: &[Arc<View>]| views.iter().all(|v| v.sizes == views[0].sizes);
+                if !(alike(&send) && alike(&recv) && alike(&counts) && alike(&recv_counts)) {
+                    return Err(fail(Some(*site), "all_to_all_v over views of different shapes on different ranks"));
+                }
                 if rows % ranks as i64 != 0 || counts[0].len() < ranks as i64 || recv_counts[0].len() < ranks as i64 {
                     return Err(fail(
                         Some(*site),
@@ -1173,21 +1528,27 @@ impl Machine {
                 }
                 let per_peer = rows / ranks as i64;
                 let row_size: i64 = recv[0].sizes.iter().skip(1).product();
+                let total = recv.iter().map(|v| v.len() as u64).fold(0u64, u64::saturating_add);
+                self.reserve(total.saturating_mul(BYTES_PER_ELEMENT), || {
+                    format!("'ccl.all_to_all_v' of {total} elements")
+                })?;
                 let mut moves = Vec::new();
                 for r in 0..ranks {
                     for q in 0..ranks {
                         let loc =
                             Loc { rank: r as u16, buffer: counts[r].buffer, index: counts[r].nth(q as i64) as u32 };
                         let n = (self.read_direct(state, hosts[r], loc, at[r].0)? as i64).clamp(0, per_peer);
+                        // Within the recv view's elements (rows x row size),
+                        // which fit: so do these positions.
                         for e in 0..n * row_size {
+                            if q as i64 * per_peer * row_size + e >= send[r].len() {
+                                return Err(fail(Some(*site), "all_to_all_v send rows out of bounds"));
+                            }
                             let from = Loc {
                                 rank: r as u16,
                                 buffer: send[r].buffer,
                                 index: send[r].nth(q as i64 * per_peer * row_size + e) as u32,
                             };
-                            if q as i64 * per_peer * row_size + e >= send[r].len() {
-                                return Err(fail(Some(*site), "all_to_all_v send rows out of bounds"));
-                            }
                             let bits = self.read_direct(state, hosts[r], from, at[r].0)?;
                             let to = Loc {
                                 rank: q as u16,
@@ -1218,6 +1579,16 @@ impl Machine {
             ready.push(*h);
         }
         Ok(ready)
+    }
+}
+
+/// One fewer of `loc` in a count index (the entry goes at zero).
+fn count_down(index: &mut BTreeMap<Loc, u32>, loc: Loc) {
+    match index.get_mut(&loc) {
+        Some(count) if *count > 1 => *count -= 1,
+        _ => {
+            index.remove(&loc);
+        }
     }
 }
 
@@ -1284,64 +1655,148 @@ fn lanewise2(a: &Val, b: &Val, f: impl Fn(u64, u64) -> Result<u64, String>) -> R
     }
 }
 
-fn lanewise1(a: &Val, f: impl Fn(u64) -> u64, to: Scalar) -> Option<Val> {
-    match a {
-        Val::Vector(x) => Some(Val::Vector(x.iter().map(|p| f(*p)).collect::<Vec<u64>>().into())),
-        other => Some(Val::from_bits(to, f(other.bits()?))),
-    }
+/// `f` on each lane of `a` (or on the scalar); `None` for an unset value.
+fn lanewise1(a: &Val, f: impl Fn(u64) -> Result<u64, String>, to: Scalar) -> Option<Result<Val, String>> {
+    Some(match a {
+        Val::Vector(x) => x.iter().map(|p| f(*p)).collect::<Result<Vec<u64>, String>>().map(|v| Val::Vector(v.into())),
+        other => f(other.bits()?).map(|bits| Val::from_bits(to, bits)),
+    })
 }
 
+/// The view `kind` makes of `source`, with every offset, size and stride
+/// checked: in bounds of the source and representable.
 fn make_view(source: &View, kind: &ViewKind, frame: &Frame) -> Result<View, String> {
     let value = |o: &Operand| match o {
         Operand::Static(v) => Ok(*v),
         Operand::Reg(r) => frame.regs[*r as usize].as_int().ok_or_else(|| "an unset view operand".to_string()),
     };
-    match kind {
-        ViewKind::Same => Ok(source.clone()),
+    let too_large = || "a view whose offsets or sizes overflow 64 bits".to_string();
+    let view = match kind {
+        ViewKind::Same => source.clone(),
         ViewKind::Subview { offsets, sizes, strides, dropped } => {
             let mut view = View { offset: source.offset, sizes: Vec::new(), strides: Vec::new(), ..source.clone() };
-            if offsets.len() != source.sizes.len() {
+            if offsets.len() != source.sizes.len() || sizes.len() != offsets.len() || strides.len() != offsets.len() {
                 return Err("a subview of another rank than its source".into());
             }
             for d in 0..offsets.len() {
                 let (offset, size, stride) = (value(&offsets[d])?, value(&sizes[d])?, value(&strides[d])?);
-                if offset < 0 || size < 0 || (size > 0 && offset + (size - 1) * stride >= source.sizes[d]) {
+                // In i128, the last element's index cannot overflow.
+                let last = offset as i128 + (size as i128 - 1) * stride as i128;
+                let dim = source.sizes[d] as i128;
+                let inside = |at: i128| (0..dim).contains(&at);
+                let fits = if size == 0 {
+                    (0..=dim).contains(&(offset as i128))
+                } else {
+                    inside(offset as i128) && inside(last)
+                };
+                if size < 0 || !fits {
                     return Err(format!(
                         "a subview [{offset} +{size} x{stride}] out of bounds of dimension {d} ({})",
                         source.sizes[d]
                     ));
                 }
-                view.offset += offset * source.strides[d];
+                let moved = offset.checked_mul(source.strides[d]).ok_or_else(too_large)?;
+                view.offset = view.offset.checked_add(moved).ok_or_else(too_large)?;
                 if !dropped.contains(&d) {
                     view.sizes.push(size);
-                    view.strides.push(stride * source.strides[d]);
+                    view.strides.push(stride.checked_mul(source.strides[d]).ok_or_else(too_large)?);
                 }
             }
-            Ok(view)
+            view
         }
         ViewKind::Collapse { groups } => {
             let mut view = View { sizes: Vec::new(), strides: Vec::new(), ..source.clone() };
             for group in groups {
-                let size = group.iter().map(|d| source.sizes[*d]).product();
-                let stride = group.last().map(|d| source.strides[*d]).unwrap_or(1);
-                view.sizes.push(size);
-                view.strides.push(stride);
+                if group.iter().any(|d| *d >= source.sizes.len()) {
+                    return Err("a collapse_shape of dimensions its source does not have".into());
+                }
+                let sizes: Vec<i64> = group.iter().map(|d| source.sizes[*d]).collect();
+                view.sizes.push(value::element_count(&sizes).ok_or_else(too_large)?);
+                view.strides.push(group.last().map(|d| source.strides[*d]).unwrap_or(1));
             }
-            Ok(view)
+            view
         }
         ViewKind::Expand { groups } => {
             let mut view = View { sizes: Vec::new(), strides: Vec::new(), ..source.clone() };
+            if groups.len() != source.sizes.len() {
+                return Err("an expand_shape of another rank than its source".into());
+            }
             for (d, sizes) in groups.iter().enumerate() {
+                if value::element_count(sizes) != Some(source.sizes[d]) {
+                    return Err(format!(
+                        "an expand_shape of dimension {d} ({}) into sizes {sizes:?} that do not multiply to it",
+                        source.sizes[d]
+                    ));
+                }
                 let mut stride = source.strides[d];
                 let mut strides = vec![0; sizes.len()];
                 for (i, size) in sizes.iter().enumerate().rev() {
                     strides[i] = stride;
-                    stride *= size;
+                    stride = stride.checked_mul(*size).ok_or_else(too_large)?;
                 }
                 view.sizes.extend(sizes);
                 view.strides.extend(strides);
             }
-            Ok(view)
+            view
         }
+    };
+    // Every element's position (`View::nth`) then fits too.
+    value::element_count(&view.sizes).ok_or_else(too_large)?;
+    Ok(view)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame() -> Frame {
+        Frame { func: 0, pc: 0, regs: Vec::new(), results: Vec::new() }
+    }
+
+    fn subview(offset: i64, size: i64, stride: i64) -> ViewKind {
+        ViewKind::Subview {
+            offsets: vec![Operand::Static(offset)],
+            sizes: vec![Operand::Static(size)],
+            strides: vec![Operand::Static(stride)],
+            dropped: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn subviews_at_the_edges_of_i64_are_errors_not_overflows() {
+        let source = View::whole(0, Scalar::Int(32), &[16]);
+        let edges = [i64::MIN, i64::MIN + 1, -1, 0, 1, 2, 15, 16, 17, 1 << 62, i64::MAX];
+        for offset in edges {
+            for size in edges {
+                for stride in edges {
+                    if let Ok(view) = make_view(&source, &subview(offset, size, stride), &frame()) {
+                        // Every element it names is in the buffer (a broadcast
+                        // view of many elements names one).
+                        let first_and_last = [view.first(), (!view.is_empty()).then(|| view.nth(view.len() - 1))];
+                        assert!(
+                            first_and_last.iter().flatten().all(|e| (0..16).contains(e)),
+                            "{offset} {size} {stride}"
+                        );
+                    }
+                }
+            }
+        }
+        // Backwards, inside the buffer: allowed.
+        let back = make_view(&source, &subview(15, 4, -5), &frame()).unwrap();
+        assert_eq!(back.elements(), vec![15, 10, 5, 0]);
+    }
+
+    #[test]
+    fn collapse_and_expand_sizes_that_overflow_are_errors() {
+        let source =
+            View { buffer: 0, element: Scalar::Int(8), offset: 0, sizes: vec![1 << 40, 1 << 40], strides: vec![1, 1] };
+        let collapse = ViewKind::Collapse { groups: vec![vec![0, 1]] };
+        assert!(make_view(&source, &collapse, &frame()).is_err());
+        let whole = View::whole(0, Scalar::Int(8), &[6]);
+        assert!(make_view(&whole, &ViewKind::Expand { groups: vec![vec![4, 2]] }, &frame()).is_err());
+        assert_eq!(
+            make_view(&whole, &ViewKind::Expand { groups: vec![vec![3, 2]] }, &frame()).unwrap().strides,
+            vec![2, 1]
+        );
     }
 }

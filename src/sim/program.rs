@@ -74,6 +74,14 @@ pub enum BinOp {
     MinF,
 }
 
+/// The overflow flags of `arith.addi`, `subi`, `muli` and `shli`: with
+/// `nsw` (`nuw`) a signed (unsigned) overflow is poison.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Wrap {
+    pub nsw: bool,
+    pub nuw: bool,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CastOp {
     /// Sign-extend or truncate an integer (index_cast, extsi, trunci).
@@ -183,6 +191,7 @@ pub enum Instr {
         lhs: Reg,
         rhs: Reg,
         ty: Scalar,
+        wrap: Wrap,
     },
     Cast {
         dst: Reg,
@@ -224,7 +233,7 @@ pub enum Instr {
         callee: FuncId,
         args: Vec<Reg>,
         results: Vec<Reg>,
-        width: Option<u32>,
+        width: Option<u64>,
         submit: bool,
     },
     Return {
@@ -240,6 +249,10 @@ pub enum Instr {
         site: SiteId,
         element: Scalar,
         shape: Vec<i64>,
+    },
+    /// `memref.dealloc`: this rank's copy of the buffer is freed.
+    Dealloc {
+        src: Reg,
     },
     Query {
         dst: Reg,
@@ -257,6 +270,11 @@ pub enum Instr {
         site: SiteId,
         op: CclOp,
     },
+    /// A loop's step must be positive (`scf.for`, `scf.parallel`,
+    /// `scf.forall`): a zero or negative step is undefined in MLIR.
+    CheckStep {
+        step: Reg,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -269,12 +287,35 @@ pub enum Kind {
 #[derive(Clone, Debug)]
 pub struct Func {
     pub name: String,
+    /// The `func.func` op.
+    pub site: SiteId,
     pub kind: Kind,
-    pub launch_width: Option<u32>,
+    pub launch_width: Option<u64>,
     pub params: Vec<Reg>,
     pub param_types: Vec<Ty>,
     pub registers: u32,
     pub code: Vec<Instr>,
+    /// Per instruction, the op it was compiled from (where its runtime
+    /// errors are reported).
+    pub sites: Vec<SiteId>,
+    /// The loops of the function, as ranges of code, innermost last among
+    /// those that nest.
+    pub loops: Vec<LoopSpan>,
+}
+
+/// The code of one loop op: its header up to its back edge.
+#[derive(Clone, Copy, Debug)]
+pub struct LoopSpan {
+    pub start: u32,
+    pub end: u32,
+    pub site: SiteId,
+}
+
+impl Func {
+    /// The innermost loop whose code holds `pc`.
+    pub fn loop_at(&self, pc: u32) -> Option<&LoopSpan> {
+        self.loops.iter().filter(|l| l.start <= pc && pc < l.end).min_by_key(|l| l.end - l.start)
+    }
 }
 
 /// Where an op comes from: its name, source position, and the protocol step
@@ -292,7 +333,12 @@ pub struct Program {
     pub sites: Vec<Site>,
     pub entry: FuncId,
     /// Block slots per rank (the widest launch).
-    pub slots: u32,
+    pub slots: u64,
+    /// Where the widest launch is (`None`: every launch is one block).
+    pub widest: Option<SiteId>,
+    /// The names of the entry's arguments as the source text spells them
+    /// (`rows` for `%rows`), where the text was available.
+    pub entry_arg_names: Vec<Option<String>>,
 }
 
 impl Program {

@@ -2,6 +2,8 @@
 //! access that found the race is the error, the other one a note), then the
 //! schedule, one observable step per line.
 
+use super::cost::{CostRange, RunCost};
+use super::explore::Step;
 use super::machine::{Access, Action, Finding, Machine, RaceKind, State, ThreadId};
 use super::program::Ty;
 use std::fmt::Write;
@@ -99,7 +101,7 @@ pub fn finding(machine: &Machine, finding: &Finding, last: &State) -> String {
                 }
             }
         }
-        Finding::Error { site, message } => match site {
+        Finding::Error { site, message } | Finding::Limit { site, message } => match site {
             Some(site) => writeln!(out, "{}: error: {message}", machine.program.site(*site).loc).unwrap(),
             None => writeln!(out, "error: {message}").unwrap(),
         },
@@ -108,10 +110,10 @@ pub fn finding(machine: &Machine, finding: &Finding, last: &State) -> String {
 }
 
 /// One line per step of `schedule`, numbered from `first`.
-pub fn schedule(machine: &Machine, schedule: &[(State, Action)], first: usize) -> String {
+pub fn schedule(schedule: &[Step], first: usize) -> String {
     let mut out = String::new();
-    for (n, (state, action)) in schedule.iter().enumerate() {
-        writeln!(out, "  {:>4}. {}", n + first, step(machine, state, *action)).unwrap();
+    for (n, step) in schedule.iter().enumerate() {
+        writeln!(out, "  {:>4}. {}", n + first, step.text).unwrap();
     }
     out
 }
@@ -148,4 +150,39 @@ pub fn step(machine: &Machine, state: &State, action: Action) -> String {
             }
         }
     }
+}
+
+/// One count of a range: `fences 8`, or `fences 8-16` where the schedules
+/// differ.
+fn count(what: &str, min: u64, max: u64) -> String {
+    if min == max {
+        format!("{what} {min}")
+    } else {
+        format!("{what} {min}-{max}")
+    }
+}
+
+fn cost_line(range: &CostRange) -> String {
+    let (min, max) = (&range.min, &range.max);
+    [
+        count("fences", min.fences, max.fences),
+        count("region invalidates", min.region_invalidates, max.region_invalidates),
+        count("whole-GM invalidates", min.whole_invalidates, max.whole_invalidates),
+        count("lines written back", min.lines_written_back, max.lines_written_back),
+    ]
+    .join(", ")
+}
+
+/// What a clean run executed: the total, then each kernel with its launches
+/// over all ranks (the entry's host code under the entry's name); a range
+/// `min-max` where the schedules explored differ.
+pub fn cost(cost: &RunCost) -> String {
+    let mut out = String::new();
+    let Some(total) = &cost.total else { return out };
+    writeln!(out, "executed: {}", cost_line(total)).unwrap();
+    for (name, range) in &cost.kernels {
+        let launches = count("launches", range.min.launches, range.max.launches);
+        writeln!(out, "  @{name}: {launches}, {}", cost_line(range)).unwrap();
+    }
+    out
 }
