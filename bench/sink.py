@@ -18,6 +18,8 @@ run, interleaved, with the pass's own row of --mlir-timing.
     python3 bench/sink.py                 # everything (about 10 minutes)
     python3 bench/sink.py --markers       # the marker counts only
     python3 bench/sink.py --compile-time --ops 1000000 --rounds 7
+    python3 bench/sink.py --instructions 100000   # callgrind: rules against
+        minimal against mlir-opt, in instructions (one thread; minutes)
 """
 
 import argparse
@@ -29,7 +31,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import BIN, LLVM, PLUGIN, ROOT, generate_sized, run_measured, timing_rows  # noqa: E402
+from run import BIN, LLVM, PLUGIN, ROOT, generate_sized, instructions, run_measured, timing_rows  # noqa: E402
 
 RULES = "builtin.module(ccl-pipeline)"
 MINIMAL = "builtin.module(ccl-pipeline{placement=minimal})"
@@ -249,6 +251,23 @@ def compile_time(args):
           f"(from {min(pairs):+.3f} to {max(pairs):+.3f})")
 
 
+def instruction_counts(ops):
+    """The two pipelines and mlir-opt in instructions (callgrind, one
+    thread) on the size-`ops` program: the same count on every run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "input.mlir")
+        generate_sized(path, ops)
+        # Valgrind cannot read the release build's DWARF 5 (bench/run.py).
+        ccl_opt = os.path.join(tmp, "ccl-opt-nodebug")
+        subprocess.run(["strip", "--strip-debug", "-o", ccl_opt, tool("ccl-opt")], check=True)
+        base = instructions([os.path.join(LLVM, "mlir-opt"), f"--load-dialect-plugin={PLUGIN}", path])
+        rules = instructions([ccl_opt, path, "-p", RULES])
+        minimal = instructions([ccl_opt, path, "-p", MINIMAL])
+    print(f"\nInstructions at {ops:,} ops: mlir-opt {base:,}, rules {rules:,} ({rules / base:.3f}), "
+          f"minimal {minimal:,} ({minimal / base:.3f}); minimal - rules = {minimal - rules:,} "
+          f"({100 * (minimal - rules) / rules:.1f}% of the rules' pipeline)")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--markers", action="store_true", help="only the marker counts")
@@ -258,8 +277,12 @@ def main():
     parser.add_argument("--cases", type=int, default=300, help="exchange programs")
     parser.add_argument("--ops", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--instructions", type=int, metavar="OPS", help="only the instruction counts at OPS ops")
     args = parser.parse_args()
     build()
+    if args.instructions:
+        instruction_counts(args.instructions)
+        return
     both = not (args.markers or args.compile_time)
     if args.markers or both:
         markers(args)
