@@ -252,8 +252,7 @@ fn prove(session: &Session, verify: &cclir::BuiltPipeline<'_>, case: &Case, tall
     tally.programs += 1;
     let lines: Vec<&str> = optimized.lines().collect();
     let source: Vec<&str> = case.source.lines().collect();
-    let aliases: BTreeMap<&str, &str> =
-        lines.iter().filter_map(|l| l.split_once(" = loc(")).map(|(a, d)| (a, d)).collect();
+    let aliases: BTreeMap<&str, &str> = lines.iter().filter_map(|l| l.split_once(" = loc(")).collect();
     for victim in marker_lines(&optimized) {
         let kind = marker_kind(lines[victim], provenance(&source, &aliases, lines[victim]));
         let mutant: String =

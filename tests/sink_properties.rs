@@ -31,7 +31,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
 /// one.
 fn config(seed: u64) -> Config {
     let mut rng = generator::Rng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let ops = if seed % 20 == 0 { 300 + rng.below(1200) } else { 6 + rng.below(200) };
+    let ops = if seed.is_multiple_of(20) { 300 + rng.below(1200) } else { 6 + rng.below(200) };
     Config { seed, ops, depth: rng.below(7), functions: Some(1 + rng.below(6)) }
 }
 
@@ -87,7 +87,7 @@ fn the_sink_pass_keeps_its_contract_on_generated_programs() {
         before += markers(&placed);
         after += markers(&optimized);
         changed += (optimized != placed) as usize;
-        if seed % 10 == 0 {
+        if seed.is_multiple_of(10) {
             let default = run(&session, &rules, &source, &format!("{what}: placement=rules"));
             assert_eq!(default, run(&session, &spelled_out, &source, &what), "{what}: placement=rules changed");
         }

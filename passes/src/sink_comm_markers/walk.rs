@@ -336,10 +336,11 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
     /// something after the loop).
     fn may_leave(&self, walk: &BlockWalk<'c, 'a>, flags: Flags) -> bool {
         let carry = &walk.carry;
+        let stopped = (carry.publishes() && flags.exposure)
+            || (carry.whole.is_some() && flags.read)
+            || (carry.has_invalidates() && carry.fence.is_none() && flags.local_write);
         !carry.is_empty()
-            && !(carry.publishes() && flags.exposure)
-            && !(carry.whole.is_some() && flags.read)
-            && !(carry.has_invalidates() && carry.fence.is_none() && flags.local_write)
+            && !stopped
             && carry
                 .regions
                 .iter()
