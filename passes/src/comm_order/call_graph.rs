@@ -53,19 +53,6 @@ impl CallGraph {
         Self { graph, components, component_of }
     }
 
-    /// The components, callees first: every component comes after the
-    /// components its members call.
-    pub fn components(&self) -> impl Iterator<Item = impl Iterator<Item = usize> + '_> + '_ {
-        self.components.iter().map(|members| members.iter().map(|node| node.index()))
-    }
-
-    /// Whether function `f` is in a recursive component (more than one
-    /// member, or calling itself).
-    pub fn is_recursive(&self, f: usize) -> bool {
-        let component = &self.components[self.component_of[f]];
-        component.len() > 1 || self.callees(f).any(|g| g == f)
-    }
-
     pub fn callees(&self, f: usize) -> impl Iterator<Item = usize> + '_ {
         self.graph.neighbors_directed(NodeIndex::new(f), Direction::Outgoing).map(|n| n.index())
     }

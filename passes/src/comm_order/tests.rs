@@ -1,10 +1,12 @@
 //! The shared model on programs built to stress it: kinds (empty strings
-//! included), wrappers that publish, recursive and very deep call graphs,
-//! CFG regions, and the scan's cost bound.
+//! included), wrappers that publish, recursive and very deep call graphs
+//! (rings of wrappers against the naive oracle), CFG regions, and the
+//! scan's cost bound.
 
 use super::{
     call_graph::CallGraph,
-    model::{lower_module, Bodies, Module},
+    model::{self, lower_module, Bodies, Module},
+    oracle, scan,
 };
 use crate::{
     insert_comm_fence::prologue::{self, Marked},
@@ -163,7 +165,6 @@ fn wrapper_resolution_handles_cycles_and_memoises() {
     assert!(std::rc::Rc::ptr_eq(&reach[index("a")], &reach[index("b")]));
     assert_eq!(names_of(&reach[index("self")]), ["k1"]);
     assert!(reach[index("none")].is_empty());
-    assert!(graph.is_recursive(index("self")) && graph.is_recursive(index("a")) && !graph.is_recursive(index("c")));
 
     // Marking agrees with resolution, and a second request expands nothing.
     let mut marked = vec![false; model.functions.len()];
@@ -323,4 +324,106 @@ fn many_calls_of_one_wrapper_resolve_it_once() {
     assert_eq!(names, ["k1", "k2"]);
     // @wrapper's component and @inner's: two expansions for 10,000 calls.
     assert_eq!(marked.wrapper_expansions, 2);
+}
+
+/// The fast Phase B (summaries, launches, marked kernels) against the
+/// naive oracle on `source`; the oracle's answer.
+fn agrees_with_oracle(source: &str) -> oracle::PhaseB {
+    struct Collect(std::collections::BTreeSet<(usize, u32, Option<usize>)>);
+    impl scan::Launches for Collect {
+        fn launch(&mut self, caller: usize, call: &model::Event, callee: Option<usize>, _: model::OpHandle) {
+            self.0.insert((caller, call.order, callee));
+        }
+    }
+    let (marked, model) = mark(source);
+    let slow = oracle::phase_b(&model);
+    assert_eq!(scan::summaries(&model), slow.summaries, "summaries:\n{source}");
+    let mut launches = Collect(Default::default());
+    scan::scan_module(&model, &mut launches);
+    assert_eq!(launches.0, slow.launches, "launches:\n{source}");
+    assert_eq!(marked.marked, slow.marked, "marked kernels:\n{source}");
+    slow
+}
+
+/// A ring of `n` wrappers `@w0 -> @w1 -> ... -> @w0`: each calls the next
+/// wrapper and its own kernel (`kernel_first`: in the other order), and
+/// `@w{publisher}` runs a barrier first.
+fn wrapper_ring(n: usize, publisher: usize, kernel_first: bool) -> String {
+    let mut source = String::new();
+    for i in 0..n {
+        source.push_str(&format!("func.func @k{i}() attributes {{ccl.kind = \"incore\"}} {{ return }}\n"));
+    }
+    for i in 0..n {
+        let barrier = if i == publisher { "ccl.barrier\n" } else { "" };
+        let next = format!("func.call @w{}() : () -> ()\n", (i + 1) % n);
+        let kernel = format!("func.call @k{i}() : () -> ()\n");
+        let calls = if kernel_first { format!("{kernel}{next}") } else { format!("{next}{kernel}") };
+        source.push_str(&format!(
+            "func.func @w{i}() attributes {{ccl.kind = \"orchestration\"}} {{\n{barrier}{calls}return\n}}\n"
+        ));
+    }
+    source
+}
+
+#[test]
+fn rings_of_wrappers_agree_with_the_oracle() {
+    for n in 1..=9 {
+        for publisher in [0, n / 2, n - 1] {
+            for kernel_first in [false, true] {
+                let slow = agrees_with_oracle(&wrapper_ring(n, publisher, kernel_first));
+                assert!(slow.summaries.iter().filter(|&&s| s).count() == n, "every wrapper of the ring publishes");
+            }
+        }
+    }
+    // Without a barrier nothing publishes, around the ring or not.
+    let quiet = wrapper_ring(5, usize::MAX, false);
+    let slow = agrees_with_oracle(&quiet);
+    assert!(slow.summaries.iter().all(|s| !s) && slow.marked.is_empty());
+}
+
+#[test]
+fn a_publish_that_reaches_no_exit_is_no_summary() {
+    // @spin's barrier is in a block that only branches to itself: its scan
+    // ends clear. @leave's barrier block can exit: its scan ends set.
+    let source = format!(
+        "{KERNELS}func.func @spin(%c: i1) attributes {{ccl.kind = \"orchestration\"}} {{\n\
+           cf.cond_br %c, ^loop, ^exit\n\
+         ^loop:\n  ccl.barrier\n  func.call @other() : () -> ()\n  cf.br ^loop\n\
+         ^exit:\n  return\n\
+         }}\n\
+         func.func @leave(%c: i1) attributes {{ccl.kind = \"orchestration\"}} {{\n\
+           cf.br ^loop\n\
+         ^loop:\n  func.call @spin(%c) : (i1) -> ()\n  ccl.barrier\n  cf.cond_br %c, ^loop, ^exit\n\
+         ^exit:\n  return\n\
+         }}\n\
+         func.func @main(%c: i1) attributes {{ccl.kind = \"orchestration\"}} {{\n\
+           func.call @spin(%c) : (i1) -> ()\n  func.call @consume() : () -> ()\n\
+           func.call @leave(%c) : (i1) -> ()\n  func.call @consume() : () -> ()\n  return\n\
+         }}\n"
+    );
+    let slow = agrees_with_oracle(&source);
+    let (_, model) = mark(&source);
+    let summary = |name: &str| slow.summaries[model.by_name[name]];
+    assert!(!summary("spin") && summary("leave") && summary("main"));
+    // @other is launched after @spin's barrier, inside @spin; @consume
+    // after @leave.
+    assert_eq!(marked_names(&source), ["consume", "other"]);
+}
+
+/// 20,000 wrappers in a ring (one runs a barrier): the summaries are solved
+/// in one pass over the calls, each wrapper is scanned once, and every
+/// kernel is marked. Solving them by rounds of scans would take a round per
+/// wrapper of the ring, about 4e8 op visits here.
+#[test]
+fn a_ring_of_20000_wrappers_is_scanned_once() {
+    let n = 20_000;
+    let (marked, _) = mark(&wrapper_ring(n, 0, false));
+    assert_eq!(marked.marked.len(), n);
+    assert_eq!(marked.scan.scan_targets, n as u64);
+    // Each wrapper's call of the next publishes.
+    assert_eq!(marked.scan.wrapper_publishes, n as u64);
+    // Two calls and a return per wrapper, and a barrier: each visited once.
+    assert_eq!(marked.scan.op_visits, 3 * n as u64 + 1);
+    // The whole ring is one component, expanded once.
+    assert_eq!(marked.wrapper_expansions, 1);
 }

@@ -107,7 +107,7 @@ pub fn check(module: &Module, unprotected: &[Option<OpHandle>]) -> PhaseBReport 
         pairs: FxHashSet::default(),
         violations: Vec::new(),
     };
-    let stats = scan_module(module, &graph, &mut checker);
+    let stats = scan_module(module, &mut checker);
     let mut violations = checker.violations;
     violations.sort_by_key(|v| (v.caller, v.call_order, v.kernel));
     PhaseBReport { violations, scan_targets: stats.scan_targets, launches_checked: checker.calls.count() }
