@@ -36,9 +36,7 @@
 //! each function and one of those calls (the least fixpoint of the
 //! function-by-function rounds it replaces, which cost a round per hop
 //! around a cycle of wrappers: quadratic).
-use super::{
-    model::{Event, EventKind, Function, LoopKind, Module, Node, OpHandle, Region},
-};
+use super::model::{Event, EventKind, Function, LoopKind, Module, Node, OpHandle, Region};
 use crate::names::FunctionKind;
 
 /// The flag: `Some(publish)` once a publish happened on some path.

@@ -80,6 +80,11 @@ void cclPassCacheAnalysis(void *pass, void *value, void (*drop)(void *value));
 /// `pass` runs on, if it is still valid; null otherwise.
 const void *cclPassCachedParentAnalysis(void *pass);
 
+/// Runs `pipeline` (`builtin.module(...)`) on `op`, the op the running Rust
+/// `pass` runs on or one nested in it (MLIR's dynamic pipelines); failure
+/// when the pipeline does not parse (an error at `op`) or a pass fails.
+MlirLogicalResult cclPassRunPipeline(void *pass, MlirStringRef pipeline, MlirOperation op);
+
 /// A named pipeline with options, registered like a pass pipeline: `build`
 /// gets the option values and writes the pipeline's elements (comma
 /// separated, no anchor) into the buffer of `write`.
