@@ -151,6 +151,7 @@ fn wrapper_resolution_handles_cycles_and_memoises() {
           return
         }
         func.func @none() attributes {ccl.kind = "orchestration"} { return }
+        func.func private @missing()
     "#;
     let module = parse(&context, source);
     let model = lower_module(module.as_operation(), Bodies::NotInCore).unwrap();
