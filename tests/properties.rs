@@ -10,8 +10,9 @@
 //! 3. the checker and the slow oracle (`verify_comm_order::oracle`, naive
 //!    per-source fixpoints) agree exactly, pair for pair, on `p` itself
 //!    (which is unfenced and full of violations); and Phase B (summaries,
-//!    launches, marked kernels) equals its naive oracle
-//!    (`comm_order::oracle`: rounds over every function, no memo);
+//!    launches, marked kernels, the checker's launch violations) equals its
+//!    naive oracle (`comm_order::oracle`: rounds over every function, no
+//!    memo, a fresh walk of the call graph per launch);
 //! 4. mutation (on every `MUTATE_EVERY`-th program): each marker the insert
 //!    pass added is deleted, one at a time; the checker must reject the
 //!    mutant exactly when the oracle finds an unprotected path (a
@@ -135,6 +136,19 @@ fn compare_phase_b_with_oracle(module: &model::Module, what: &str) -> bool {
     scan::scan_module(module, &mut launches);
     assert_eq!(launches.0, slow.launches, "{what}: launches differ from the oracle's");
     assert_eq!(prologue::mark(module).marked, slow.marked, "{what}: marked kernels differ from the oracle's");
+    // The checker's launch violations, with each kernel's first unprotected
+    // read from the kernel checker (compare_with_oracle checks those).
+    let unprotected: Vec<Option<OpHandle>> = module
+        .functions
+        .iter()
+        .map(|f| {
+            (f.kind == FunctionKind::InCore).then(|| kernel::check(f).unprotected_read.map(|(_, op)| op)).flatten()
+        })
+        .collect();
+    let fast: BTreeSet<(usize, u32, usize)> =
+        launches::check(module, &unprotected).violations.iter().map(|v| (v.caller, v.call_order, v.kernel)).collect();
+    let expected = phase_b_oracle::launch_violations(module, &slow, |k| unprotected[k].is_some());
+    assert_eq!(fast, expected, "{what}: launch violations differ from the oracle's");
     slow.rounds > 1
 }
 

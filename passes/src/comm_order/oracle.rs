@@ -61,6 +61,24 @@ pub fn phase_b(module: &Module) -> PhaseB {
     PhaseB { summaries, launches, marked: (0..marked.len()).filter(|&f| marked[f]).collect(), rounds }
 }
 
+/// The (caller, call order, kernel) of every kernel a launch of `phase_b`
+/// launches, directly or through a wrapper, that `unprotected` says reads
+/// GM before invalidating: what the checker must report.
+pub fn launch_violations(
+    module: &Module,
+    phase_b: &PhaseB,
+    unprotected: impl Fn(usize) -> bool,
+) -> BTreeSet<(usize, u32, usize)> {
+    let mut pairs = BTreeSet::new();
+    for &(caller, order, callee) in &phase_b.launches {
+        let Some(callee) = callee else { continue };
+        let mut marked = vec![false; module.functions.len()];
+        mark(module, callee, &mut marked);
+        pairs.extend((0..marked.len()).filter(|&k| marked[k] && unprotected(k)).map(|k| (caller, order, k)));
+    }
+    pairs
+}
+
 /// Marks `callee` when it is InCore, or every InCore function a walk of
 /// its calls reaches when it is orchestration-like (through functions that
 /// are not InCore).

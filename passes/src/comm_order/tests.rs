@@ -159,13 +159,19 @@ fn wrapper_resolution_handles_cycles_and_memoises() {
     let index = |name: &str| model.by_name[name];
     let names_of =
         |kernels: &[usize]| -> Vec<String> { kernels.iter().map(|&k| model.functions[k].name.clone()).collect() };
-    let reach = graph.reachable_kernels(&model, |_| true);
+    let all: Vec<usize> = (0..model.functions.len()).collect();
+    let reach = graph.reachable_kernels(&model, &all, |_| true);
+    let of = |name: &str| reach[index(name)].clone().expect("asked about");
     // k3 is only reachable through a kernel (k2): not resolved.
-    assert_eq!(names_of(&reach[index("a")]), ["k1", "k2"]);
+    assert_eq!(names_of(&of("a")), ["k1", "k2"]);
     // b is in a's component: the same answer, shared.
-    assert!(std::rc::Rc::ptr_eq(&reach[index("a")], &reach[index("b")]));
-    assert_eq!(names_of(&reach[index("self")]), ["k1"]);
-    assert!(reach[index("none")].is_empty());
+    assert!(std::rc::Rc::ptr_eq(&of("a"), &of("b")));
+    assert_eq!(names_of(&of("self")), ["k1"]);
+    assert!(of("none").is_empty());
+    // Asked about c alone, only c's component (and no caller's) is solved.
+    let alone = graph.reachable_kernels(&model, &[index("c")], |_| true);
+    assert_eq!(names_of(alone[index("c")].as_deref().expect("asked about")), ["k2"]);
+    assert!(alone[index("a")].is_none() && alone[index("self")].is_none());
 
     // Marking agrees with resolution, and a second request expands nothing.
     let mut marked = vec![false; model.functions.len()];
@@ -427,4 +433,41 @@ fn a_ring_of_20000_wrappers_is_scanned_once() {
     assert_eq!(marked.scan.op_visits, 3 * n as u64 + 1);
     // The whole ring is one component, expanded once.
     assert_eq!(marked.wrapper_expansions, 1);
+}
+
+/// 20,000 wrappers in a chain, each calling the next and a kernel that
+/// reads GM without the prologue, launched once at the top after a
+/// collective: 20,000 violations, resolved by one walk down the chain. (A
+/// set of reachable kernels for every wrapper of the chain would hold 2e8
+/// entries.)
+#[test]
+fn a_chain_of_20000_failing_wrappers_is_resolved_once() {
+    let n = 20_000;
+    let mut source = String::new();
+    for level in 0..n {
+        source.push_str(&format!(
+            "func.func @k{level}(%m: memref<4xi32>, %i: index) attributes {{ccl.kind = \"incore\"}} {{\n\
+               %v = ccl.read %m[%i] : memref<4xi32> -> i32\n  return\n}}\n"
+        ));
+        let next = if level + 1 < n {
+            format!("func.call @w{}(%m, %i) : (memref<4xi32>, index) -> ()\n", level + 1)
+        } else {
+            String::new()
+        };
+        source.push_str(&format!(
+            "func.func @w{level}(%m: memref<4xi32>, %i: index) attributes {{ccl.kind = \"orchestration\"}} {{\n\
+               {next}func.call @k{level}(%m, %i) : (memref<4xi32>, index) -> ()\n  return\n}}\n"
+        ));
+    }
+    source.push_str(
+        "func.func @main(%m: memref<4xi32>, %i: index) attributes {ccl.kind = \"orchestration\"} {\n\
+           ccl.barrier\n  func.call @w0(%m, %i) : (memref<4xi32>, index) -> ()\n  return\n}\n",
+    );
+    let context = context();
+    let module = parse(&context, &source);
+    let model = lower_module(module.as_operation(), Bodies::All).expect("known kinds");
+    let findings = crate::verify_comm_order::analyse(&model);
+    let main = model.by_name["main"];
+    assert_eq!(findings.launch_violations.len(), n);
+    assert!(findings.launch_violations.iter().all(|v| v.caller == main && v.wrapper == Some(model.by_name["w0"])));
 }
