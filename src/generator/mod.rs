@@ -226,15 +226,24 @@ enum Task {
         budget: usize,
         exit: &'static str,
     },
+    /// Block `k` of a region of several blocks is written: its terminator,
+    /// then the next block.
     BlocksAfter {
-        indent: usize,
-        depth: usize,
-        share: usize,
-        first: usize,
-        count: usize,
+        region: CfRegion,
         k: usize,
-        exit: &'static str,
     },
+}
+
+/// A region of several blocks under way: `count` blocks after the entry,
+/// labelled from `^bb{first}`, of about `share` ops each.
+#[derive(Clone, Copy)]
+struct CfRegion {
+    indent: usize,
+    depth: usize,
+    share: usize,
+    first: usize,
+    count: usize,
+    exit: &'static str,
 }
 
 struct Body<'o> {
@@ -319,9 +328,7 @@ impl Body<'_> {
                     self.control(indent, depth, budget, spine, &mut tasks)
                 }
                 Task::Blocks { indent, depth, budget, exit } => self.blocks(indent, depth, budget, exit, &mut tasks),
-                Task::BlocksAfter { indent, depth, share, first, count, k, exit } => {
-                    self.blocks_after(indent, depth, share, first, count, k, exit, &mut tasks)
-                }
+                Task::BlocksAfter { region, k } => self.blocks_after(region, k, &mut tasks),
             }
         }
     }
@@ -482,24 +489,15 @@ impl Body<'_> {
         let first = self.next_block;
         self.next_block += count;
         let share = budget / (count + 1);
-        tasks.push(Task::BlocksAfter { indent, depth, share, first, count, k: 0, exit });
+        let region = CfRegion { indent, depth, share, first, count, exit };
+        tasks.push(Task::BlocksAfter { region, k: 0 });
         tasks.push(Task::Block { indent, depth, budget: share });
     }
 
     /// After block `k` of a region of several blocks: its terminator, then
     /// the next block's label and the next block.
-    #[allow(clippy::too_many_arguments)]
-    fn blocks_after(
-        &mut self,
-        indent: usize,
-        depth: usize,
-        share: usize,
-        first: usize,
-        count: usize,
-        k: usize,
-        exit: &'static str,
-        tasks: &mut Vec<Task>,
-    ) {
+    fn blocks_after(&mut self, region: CfRegion, k: usize, tasks: &mut Vec<Task>) {
+        let CfRegion { indent, depth, share, first, count, exit } = region;
         let label = |k: usize| format!("^bb{}", first + k - 1);
         if k == count {
             self.line(indent, exit);
@@ -519,7 +517,7 @@ impl Body<'_> {
             self.out.push_str("  ");
         }
         let _ = writeln!(self.out, "{}:", label(k + 1));
-        tasks.push(Task::BlocksAfter { indent, depth, share, first, count, k: k + 1, exit });
+        tasks.push(Task::BlocksAfter { region, k: k + 1 });
         tasks.push(Task::Block { indent, depth, budget: share });
     }
 
