@@ -7,7 +7,7 @@
 //! stack holds before MLIR sees it.
 
 use super::{
-    bridge,
+    bridge, crash,
     stack::{self, Stack},
     strings::{bytes, owned},
     sys,
@@ -28,9 +28,20 @@ use std::{
 /// runs on holds ([`stack::nesting_for`]), set before the tool main runs.
 static MAX_NESTING: AtomicUsize = AtomicUsize::new(0);
 
+/// Whether LLVM's crash handlers are the tool's (as in mlir-opt and
+/// mlir-reduce; mlir-lsp-server installs none).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CrashHandlers {
+    Llvm,
+    None,
+}
+
 /// Runs `main` (a C main: argc, argv) with the process's arguments on a
 /// reserved stack; returns its exit code.
-fn run_on_big_stack(main: impl FnOnce(c_int, *mut *mut c_char) -> c_int) -> i32 {
+fn run_on_big_stack(handlers: CrashHandlers, main: impl FnOnce(c_int, *mut *mut c_char) -> c_int) -> i32 {
+    if handlers == CrashHandlers::Llvm {
+        crash::install_watchdog();
+    }
     let stack = match Stack::reserve() {
         Ok(stack) => stack,
         Err(message) => {
@@ -49,17 +60,17 @@ fn run_on_big_stack(main: impl FnOnce(c_int, *mut *mut c_char) -> c_int) -> i32 
 
 /// `ccl-opt`: mlir-opt with the ccl dialect and passes.
 pub fn opt_main() -> i32 {
-    run_on_big_stack(|argc, argv| unsafe { sys::cclOptMain(argc, argv, &OPT_HOOKS) })
+    run_on_big_stack(CrashHandlers::Llvm, |argc, argv| unsafe { sys::cclOptMain(argc, argv, &OPT_HOOKS) })
 }
 
 /// `ccl-lsp-server`.
 pub fn lsp_server_main() -> i32 {
-    run_on_big_stack(|argc, argv| unsafe { sys::cclLspServerMain(argc, argv) })
+    run_on_big_stack(CrashHandlers::None, |argc, argv| unsafe { sys::cclLspServerMain(argc, argv) })
 }
 
 /// `ccl-reduce`.
 pub fn reduce_main() -> i32 {
-    run_on_big_stack(|argc, argv| unsafe { sys::cclReduceMain(argc, argv, bridge::register_rust) })
+    run_on_big_stack(CrashHandlers::Llvm, |argc, argv| unsafe { sys::cclReduceMain(argc, argv, bridge::register_rust) })
 }
 
 static OPT_HOOKS: sys::CclOptHooks = sys::CclOptHooks {
