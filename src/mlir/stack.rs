@@ -15,8 +15,9 @@
 //!
 //! How big: 8 GiB where the address space allows it. Under an address-space
 //! or data limit (`ulimit -v`, `ulimit -d`, as batch schedulers and CI
-//! containers set them) the stack takes half of what is left at start-up,
-//! leaving the other half to the heap, and the nesting the tools accept
+//! containers set them) the stack takes a quarter of what is left at
+//! start-up, leaving the rest to the heap (every byte of stack is a byte of
+//! heap mlir-opt has and the tool has not), and the nesting the tools accept
 //! shrinks with it (see [`nesting_for`]).
 
 use std::ffi::c_void;
@@ -40,10 +41,10 @@ pub fn nesting_for(bytes: usize) -> usize {
 }
 
 /// The stack to ask for when `room` bytes of address space are left under
-/// the process's limits (`None`: no limit): all of [`FULL_BYTES`] if half
-/// the room holds it, else half the room, in whole pages.
+/// the process's limits (`None`: no limit): all of [`FULL_BYTES`] if a
+/// quarter of the room holds it, else a quarter of the room, in whole pages.
 pub fn size_for(room: Option<usize>, page: usize) -> usize {
-    let wanted = room.map_or(FULL_BYTES, |room| (room / 2).min(FULL_BYTES));
+    let wanted = room.map_or(FULL_BYTES, |room| (room / 4).min(FULL_BYTES));
     wanted / page * page
 }
 
@@ -169,11 +170,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_full_stack_when_unlimited_half_the_room_otherwise() {
+    fn the_full_stack_when_unlimited_a_quarter_of_the_room_otherwise() {
         assert_eq!(size_for(None, 4096), FULL_BYTES);
         assert_eq!(size_for(Some(usize::MAX), 4096), FULL_BYTES);
-        assert_eq!(size_for(Some(3 << 30), 4096), 3 << 29);
-        assert_eq!(size_for(Some((1 << 30) + 4096 * 3), 4096), (1 << 29) + 4096);
+        assert_eq!(size_for(Some(3 << 30), 4096), 3 << 28);
+        assert_eq!(size_for(Some((1 << 30) + 4096 * 5), 4096), (1 << 28) + 4096);
     }
 
     #[test]
