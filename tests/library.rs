@@ -107,13 +107,14 @@ fn statistics_of_a_run_are_values_and_a_report() {
     assert_eq!(
         names,
         [
+            "ccl-pipeline-nested-modules",
             "ccl-find-post-collective-kernels",
             "ccl-admit-launch-width",
             "ccl-insert-kernel-fence",
             "ccl-verify-comm-order"
         ]
     );
-    let admit: Vec<(&str, u64)> = stats[1].counters.snapshot().into_iter().map(|(s, v)| (s.name, v)).collect();
+    let admit: Vec<(&str, u64)> = stats[2].counters.snapshot().into_iter().map(|(s, v)| (s.name, v)).collect();
     assert_eq!(admit, [("ops-folded", 1), ("ops-merged", 0), ("ops-lowered", 0), ("launches-stamped", 1)]);
     let report = pipeline.statistics_report(Display::Pipeline);
     assert!(

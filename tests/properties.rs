@@ -9,7 +9,10 @@
 //! 2. `insert(insert(p)) == insert(p)`, byte for byte;
 //! 3. the checker and the slow oracle (`verify_comm_order::oracle`, naive
 //!    per-source fixpoints) agree exactly, pair for pair, on `p` itself
-//!    (which is unfenced and full of violations);
+//!    (which is unfenced and full of violations); and Phase B (summaries,
+//!    launches, marked kernels, the checker's launch violations) equals its
+//!    naive oracle (`comm_order::oracle`: rounds over every function, no
+//!    memo, a fresh walk of the call graph per launch);
 //! 4. mutation (on every `MUTATE_EVERY`-th program): each marker the insert
 //!    pass added is deleted, one at a time; the checker must reject the
 //!    mutant exactly when the oracle finds an unprotected path (a
@@ -26,7 +29,11 @@ mod common;
 
 use cclir::{
     generator::{self, Config},
-    passes::comm_order::model::{self, Bodies},
+    passes::comm_order::{
+        model::{self, Bodies, Event, OpHandle},
+        oracle as phase_b_oracle, scan,
+    },
+    passes::insert_comm_fence::prologue,
     passes::names::FunctionKind,
     passes::verify_comm_order::{kernel, launches, oracle},
     Session,
@@ -67,6 +74,9 @@ struct Counts {
     with_cf: AtomicU64,
     /// Calls the insert pass found publishing through a wrapper.
     wrapper_publishes: AtomicU64,
+    /// Programs whose summaries took the naive oracle more than one round
+    /// (a wrapper called before it is summarised, or a cycle of them).
+    summary_rounds: AtomicU64,
 }
 
 /// What the oracle says about a lowered module: is any path unprotected?
@@ -107,6 +117,41 @@ fn compare_with_oracle(module: &model::Module, what: &str) -> usize {
     pairs
 }
 
+/// Every launch the scan reports, as the oracle lists them.
+#[derive(Default)]
+struct Collect(BTreeSet<(usize, u32, Option<usize>)>);
+
+impl scan::Launches for Collect {
+    fn launch(&mut self, caller: usize, call: &Event, callee: Option<usize>, _publish: OpHandle) {
+        self.0.insert((caller, call.order, callee));
+    }
+}
+
+/// Property 3, Phase B: the summaries, launches and marked kernels equal
+/// the naive oracle's; whether the oracle needed more than one round.
+fn compare_phase_b_with_oracle(module: &model::Module, what: &str) -> bool {
+    let slow = phase_b_oracle::phase_b(module);
+    assert_eq!(scan::summaries(module), slow.summaries, "{what}: summaries differ from the oracle's");
+    let mut launches = Collect::default();
+    scan::scan_module(module, &mut launches);
+    assert_eq!(launches.0, slow.launches, "{what}: launches differ from the oracle's");
+    assert_eq!(prologue::mark(module).marked, slow.marked, "{what}: marked kernels differ from the oracle's");
+    // The checker's launch violations, with each kernel's first unprotected
+    // read from the kernel checker (compare_with_oracle checks those).
+    let unprotected: Vec<Option<OpHandle>> = module
+        .functions
+        .iter()
+        .map(|f| {
+            (f.kind == FunctionKind::InCore).then(|| kernel::check(f).unprotected_read.map(|(_, op)| op)).flatten()
+        })
+        .collect();
+    let fast: BTreeSet<(usize, u32, usize)> =
+        launches::check(module, &unprotected).violations.iter().map(|v| (v.caller, v.call_order, v.kernel)).collect();
+    let expected = phase_b_oracle::launch_violations(module, &slow, |k| unprotected[k].is_some());
+    assert_eq!(fast, expected, "{what}: launch violations differ from the oracle's");
+    slow.rounds > 1
+}
+
 /// 0: `ccl.fence`, 1: region `ccl.cacheinvalid %w`, 2: whole-GM.
 fn marker_kind(line: &str) -> usize {
     match line.trim() {
@@ -143,6 +188,9 @@ fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Co
     {
         let module = model::lower_module(program.operation_ref(), Bodies::All).expect("known kinds");
         counts.oracle_pairs.fetch_add(compare_with_oracle(&module, &what) as u64, Ordering::Relaxed);
+        if compare_phase_b_with_oracle(&module, &what) {
+            counts.summary_rounds.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     // 0. The default pipeline (which ends with the checker) accepts p.
@@ -269,13 +317,16 @@ fn generated_programs_keep_their_properties() {
         println!("  deleting {name}: {} deletions, {} caught", get(deleted), get(caught));
     }
     println!(
-        "  coverage: {} programs with cf branches, {} calls publishing through a wrapper",
+        "  coverage: {} programs with cf branches, {} calls publishing through a wrapper, \
+         {} programs whose summaries took more than one naive round",
         get(&counts.with_cf),
-        get(&counts.wrapper_publishes)
+        get(&counts.wrapper_publishes),
+        get(&counts.summary_rounds)
     );
     assert_eq!(get(&counts.programs), cases, "every case ran");
     assert!(get(&counts.with_cf) * 10 >= cases, "cf regions in fewer than 1 in 10 programs");
     assert!(get(&counts.wrapper_publishes) * 20 >= cases, "publishing wrappers in fewer than 1 in 20 programs");
+    assert!(get(&counts.summary_rounds) > 0, "no program needed a second round of summaries");
     assert!(get(&counts.mutants) > 0, "the mutation test deleted nothing");
     assert!(get(&counts.caught) > 0, "no deletion was caught");
 }

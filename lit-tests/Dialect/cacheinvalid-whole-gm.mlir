@@ -35,3 +35,5 @@ func.func @then_results(%w: memref<64xf32, #ccl.window>, %i: index) -> (f32, i32
   ccl.cacheinvalid
   return %v, %b, %cd#0 : f32, i32, i32
 }
+
+func.func private @two() -> (i32, i32)

@@ -16,8 +16,9 @@ func.func @f() {
 // Rust passes print with their options and feed back to -p unchanged.
 // RUN: ccl-opt %s --dump-pass-pipeline -p 'builtin.module(ccl-pipeline{max-blocks=32})' -o /dev/null 2> %t.dump
 // RUN: FileCheck %s --check-prefix=OPTIONS < %t.dump
-// OPTIONS: Pass Manager with 3 passes:
+// OPTIONS: Pass Manager with 4 passes:
 // OPTIONS-NEXT: builtin.module(
+// OPTIONS-NEXT:   ccl-pipeline-nested-modules{lower-collectives=false max-blocks=32 placement=rules},
 // OPTIONS-NEXT:   ccl-find-post-collective-kernels,
 // OPTIONS-NEXT:   func.func(
 // OPTIONS-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=32},
@@ -30,9 +31,11 @@ func.func @f() {
 // RUN: diff %t.dump %t.again
 
 // With the lowering, admission runs before it and the scan after it, so the
-// two per-function steps get an adaptor each.
+// two per-function steps get an adaptor each. Nested modules go first, each
+// through the whole pipeline with the same options.
 // RUN: ccl-opt %s --dump-pass-pipeline -p 'builtin.module(ccl-pipeline{lower-collectives=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOWER
 // LOWER:      builtin.module(
+// LOWER-NEXT:   ccl-pipeline-nested-modules{lower-collectives=true max-blocks=0 placement=rules},
 // LOWER-NEXT:   func.func(
 // LOWER-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=0}
 // LOWER-NEXT:   ),

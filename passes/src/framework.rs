@@ -399,6 +399,10 @@ pub trait Host {
     /// The analysis cached on the parent of the op the pass runs on, while
     /// it is valid.
     fn cached_parent_analysis(&self) -> Option<&(dyn Any + Send + Sync)>;
+    /// Runs `pipeline` (`builtin.module(...)`, MLIR's textual form) on
+    /// `op`, an op nested in the one the pass runs on, as MLIR's dynamic
+    /// pipelines do; whether it succeeded (failures were reported).
+    fn run_pipeline(&self, op: OperationRef<'_, '_>, pipeline: &str) -> bool;
 }
 
 /// What a pass sees of the tool layer while it runs.
@@ -454,6 +458,17 @@ impl<'h> PassContext<'h> {
     /// manager: it stays valid until a pass changes the op.
     pub fn cache_analysis<T: Any + Send + Sync>(&mut self, value: T) {
         self.host.cache_analysis(Box::new(value));
+    }
+
+    /// Runs `pipeline` on `op`, nested in the op this pass runs on (MLIR's
+    /// dynamic pipelines); the failure to propagate when it failed (MLIR
+    /// reported why).
+    pub fn run_pipeline(&mut self, op: OperationRef<'_, '_>, pipeline: &str) -> Result<(), PassFailed> {
+        if self.host.run_pipeline(op, pipeline) {
+            Ok(())
+        } else {
+            Err(PassFailed)
+        }
     }
 
     /// What the pass that ran on the parent op cached, if it is still

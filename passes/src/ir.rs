@@ -62,6 +62,30 @@ pub fn regions<'c, 'a>(op: OperationRef<'c, 'a>) -> impl Iterator<Item = RegionR
     })
 }
 
+/// The programs a ccl pass run on `module` handles, each on its own
+/// (docs/semantics.md, "Nested modules"): `module`, then every
+/// `builtin.module` in the body of a program, recursively, in pre-order.
+/// A module is a symbol table of its own: its functions call and launch
+/// only each other. Only the top-level ops of each module are read.
+pub fn programs<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut programs = vec![module];
+    let mut next = 0;
+    while next < programs.len() {
+        let program = programs[next];
+        next += 1;
+        let nested: Vec<OperationRef<'c, 'a>> =
+            regions(program).flat_map(blocks).flat_map(ops).filter(|op| is_module(*op)).collect();
+        // Pre-order: a module's nested modules come right after it.
+        programs.splice(next..next, nested);
+    }
+    programs
+}
+
+/// Whether `op` is a `builtin.module`.
+pub fn is_module(op: OperationRef<'_, '_>) -> bool {
+    op_name(op) == names::BUILTIN_MODULE
+}
+
 /// Whether a walk goes into the regions of the op it just visited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Walk {

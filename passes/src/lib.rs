@@ -19,6 +19,8 @@ pub mod ir;
 pub mod lower_all_to_all_v;
 pub mod names;
 #[forbid(unsafe_code)]
+pub mod nested_modules;
+#[forbid(unsafe_code)]
 pub mod ods;
 #[forbid(unsafe_code)]
 pub mod sink_comm_markers;
@@ -44,6 +46,7 @@ pub fn all_passes() -> &'static [&'static PassInfo] {
         &insert_comm_fence::nested::KERNEL_INFO,
         &sink_comm_markers::INFO,
         &verify_comm_order::INFO,
+        &nested_modules::INFO,
     ];
     PASSES
 }
@@ -91,11 +94,13 @@ fn build_ccl_pipeline(values: OptionValues<'_>) -> String {
     // neither the cal ops nor the widths, so without the lowering the scan
     // goes first and both share one adaptor. The lowering needs admitted
     // widths and makes kernels the scan must see: then the order is strict.
+    // Nested modules first, each a program of its own (nested_modules.rs).
+    let nested = format!("{}{{{}}}", nested_modules::INFO.argument, nested_modules::option_text(values));
     if options.lower_collectives {
         let lower = lower_all_to_all_v::INFO.argument;
-        format!("func.func({admit}),{lower},{find},func.func({insert}),{verify}")
+        format!("{nested},func.func({admit}),{lower},{find},func.func({insert}),{verify}")
     } else {
-        format!("{find},func.func({admit},{insert}),{verify}")
+        format!("{nested},{find},func.func({admit},{insert}),{verify}")
     }
 }
 

@@ -24,6 +24,8 @@ pub const ATTR_LAUNCH_WIDTH: &str = "ccl.launch_width";
 
 /// The window memory space, as MLIR prints it inside a memref type.
 pub const WINDOW_SPACE: &str = "#ccl.window";
+/// The op every ccl pass treats as a program of its own when nested.
+pub const BUILTIN_MODULE: &str = "builtin.module";
 
 /// Every accepted `ccl.kind` value.
 pub const KINDS: &[&str] = &["incore", "aic", "aiv", "orchestration", "graph", "group", "spmd", "opaque"];
@@ -159,7 +161,7 @@ impl Interned {
             window: window_space(context),
             ccl,
             kinds: ccl.iter().copied().zip(OpKind::ALL).collect(),
-            module: name("builtin.module"),
+            module: name(BUILTIN_MODULE),
             func: name("func.func"),
             call: name("func.call"),
             func_return: name("func.return"),

@@ -60,6 +60,12 @@ impl Host for TestHost {
     fn cached_parent_analysis(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
         self.parent.as_deref()
     }
+
+    fn run_pipeline(&self, _: OperationRef<'_, '_>, pipeline: &str) -> bool {
+        // No pass manager here: what was asked is recorded, as a failure.
+        self.reports.borrow_mut().push(format!("run_pipeline: {pipeline}"));
+        false
+    }
 }
 
 /// One run of `info` (default options) on `op` that must succeed: whether

@@ -52,9 +52,15 @@ def Ccl_Dialect : Dialect {
     they prevent (docs/semantics.md).
 
     An *integer* operand or result (a peer, a count, a width) is a signless
-    integer wider than `i1` (`i8`, `i24`, `i64`, ...) or `index`.
+    integer wider than `i1` (`i8`, `i24`, `i64`, ...) or `index`. An op that
+    indexes a ranked memref takes one index per dimension.
+
+    The discardable attribute `ccl.launch_width` (on a `func.call` launching
+    a kernel, or on the kernel's `func.func`) is the number of blocks the
+    kernel runs as: the verifier requires a positive integer.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
 }
 
 class Ccl_Op<string mnemonic, list<Trait> traits = []>
@@ -64,18 +70,25 @@ class Ccl_Op<string mnemonic, list<Trait> traits = []>
 // Types and attributes
 //===----------------------------------------------------------------------===//
 
-def Ccl_Integer : Type<
-    Or<[And<[CPred<"::llvm::isa<::mlir::IntegerType>($_self)">,
-             CPred<"::llvm::cast<::mlir::IntegerType>($_self).isSignless()">,
-             CPred<"::llvm::cast<::mlir::IntegerType>($_self).getWidth() > 1">]>,
-        CPred<"::llvm::isa<::mlir::IndexType>($_self)">]>,
-    "signless integer wider than i1, or index">;
+def Ccl_IntegerPred : Or<[And<[CPred<"::llvm::isa<::mlir::IntegerType>($_self)">,
+                                CPred<"::llvm::cast<::mlir::IntegerType>($_self).isSignless()">,
+                                CPred<"::llvm::cast<::mlir::IntegerType>($_self).getWidth() > 1">]>,
+                           CPred<"::llvm::isa<::mlir::IndexType>($_self)">]>;
+
+def Ccl_Integer : Type<Ccl_IntegerPred, "signless integer wider than i1, or index">;
 
 // Any memref, ranked or not. Written as two TypeID checks: the upstream
 // `AnyRankedOrUnrankedMemRef` also fetches the element type through the
 // ShapedType interface to test it against `AnyType`, a lookup that was the
 // largest single cost of verifying ccl ops (every verify-each pays it).
-def Ccl_Buffer : Type<Or<[IsMemRefTypePred, IsUnrankedMemRefTypePred]>, "memref">;
+def Ccl_BufferPred : Or<[IsMemRefTypePred, IsUnrankedMemRefTypePred]>;
+def Ccl_Buffer : Type<Ccl_BufferPred, "memref">;
+
+// A signal: a memref whose elements are integers (as Ccl_Integer).
+def Ccl_Signal : Type<
+    And<[Ccl_BufferPred,
+         SubstLeaves<"$_self", "::llvm::cast<::mlir::BaseMemRefType>($_self).getElementType()", Ccl_IntegerPred>]>,
+    "memref of signless integers wider than i1, or index">;
 
 def Ccl_WindowAttr : AttrDef<Ccl_Dialect, "Window"> {
   let mnemonic = "window";
@@ -135,6 +148,7 @@ def Ccl_TileStoreOp : Ccl_Op<"tile_store"> {
   }];
   let arguments = (ins AnyType:$tile, Ccl_Buffer:$dst, Variadic<Index>:$indices);
   let assemblyFormat = "$tile `,` $dst `[` $indices `]` attr-dict `:` type($tile) `,` type($dst)";
+  let hasVerifier = 1;
 }
 
 def Ccl_TensorWriteOp : Ccl_Op<"tensor_write"> {
@@ -149,6 +163,7 @@ def Ccl_TensorWriteOp : Ccl_Op<"tensor_write"> {
   }];
   let arguments = (ins Ccl_Buffer:$dst, AnyType:$value, Variadic<Index>:$indices);
   let assemblyFormat = "$dst `[` $indices `]` `,` $value attr-dict `:` type($dst) `,` type($value)";
+  let hasVerifier = 1;
 }
 
 def Ccl_GetOp : Ccl_Op<"get"> {
@@ -234,13 +249,14 @@ def Ccl_TileLoadOp : Ccl_Op<"tile_load"> {
   let arguments = (ins Ccl_Buffer:$src, Variadic<Index>:$indices);
   let results = (outs AnyType:$tile);
   let assemblyFormat = "$src `[` $indices `]` attr-dict `:` type($src) `->` type($tile)";
+  let hasVerifier = 1;
 }
 
 def Ccl_ReadOp : Ccl_Op<"read"> {
   let summary = "Read one element of a GM buffer";
   let description = [{
-    Reads the element of `src` at `indices` through this block's cache. A GM
-    read; a loop bound or branch condition computed from it "reads memory",
+    Reads the element of `src` at `indices` through this block's cache; the
+    result has `src`'s element type. A GM read; a loop bound or branch condition computed from it "reads memory",
     which makes the loop or branch not pure for `ccl-insert-comm-fence`.
 
     ```mlir
@@ -250,6 +266,7 @@ def Ccl_ReadOp : Ccl_Op<"read"> {
   let arguments = (ins Ccl_Buffer:$src, Variadic<Index>:$indices);
   let results = (outs AnyType:$scalar);
   let assemblyFormat = "$src `[` $indices `]` attr-dict `:` type($src) `->` type($scalar)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -270,7 +287,7 @@ def Ccl_NotifyOp : Ccl_Op<"notify"> {
     ccl.notify atomic_add %signal, %peer, %value : memref<8xi32, #ccl.window>, i32, i32
     ```
   }];
-  let arguments = (ins Ccl_NotifyKindAttr:$op, Ccl_Buffer:$signal, Ccl_Integer:$peer, Ccl_Integer:$value);
+  let arguments = (ins Ccl_NotifyKindAttr:$op, Ccl_Signal:$signal, Ccl_Integer:$peer, Ccl_Integer:$value);
   let assemblyFormat = [{
     `` $op $signal `,` $peer `,` $value attr-dict `:` type($signal) `,` type($peer) `,` type($value)
   }];
@@ -288,7 +305,7 @@ def Ccl_WaitOp : Ccl_Op<"wait"> {
     ccl.wait ge %signal, %expected : memref<8xi32, #ccl.window>, i32
     ```
   }];
-  let arguments = (ins Ccl_WaitCmpAttr:$cmp, Ccl_Buffer:$signal, Ccl_Integer:$expected);
+  let arguments = (ins Ccl_WaitCmpAttr:$cmp, Ccl_Signal:$signal, Ccl_Integer:$expected);
   let assemblyFormat = "`` $cmp $signal `,` $expected attr-dict `:` type($signal) `,` type($expected)";
 }
 
@@ -334,14 +351,14 @@ def Ccl_CacheInvalidOp : Ccl_Op<"cacheinvalid"> {
 // Opaque work
 //===----------------------------------------------------------------------===//
 
-def Ccl_SubmitOp : Ccl_Op<"submit"> {
+def Ccl_SubmitOp : Ccl_Op<"submit", [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Submit opaque work";
   let description = [{
-    Runs `callee` on the device as a black box: it may write any buffer, so
-    inside a kernel it is an opaque publish (whole-GM invalidate and fence
-    after it), and in orchestration code it is a publish that later kernel
-    launches must invalidate against. Arguments and results may be of any
-    mix of types.
+    Runs `callee`, a function of the nearest symbol table, on the device as
+    a black box: it may write any buffer, so inside a kernel it is an opaque
+    publish (whole-GM invalidate and fence after it), and in orchestration
+    code it is a publish that later kernel launches must invalidate against.
+    Arguments and results may be of any mix of types.
 
     ```mlir
     %r = ccl.submit @callee(%a, %i) : (memref<8xf32>, index) -> i32

@@ -21,13 +21,26 @@
 //! --load-dialect-plugin=libccl_dialect_plugin.so`.
 //!
 //! Generation is one pass over the output, linear in `ops`: the text is
-//! written as it is decided. The PRNG is splitmix64, so a seed gives the same
-//! program on every platform and version of this crate's dependencies.
+//! written as it is decided, by a loop over pending steps rather than
+//! recursion, so the nesting depth costs no stack. The PRNG is splitmix64,
+//! so a seed gives the same program on every platform and version of this
+//! crate's dependencies.
 
 use std::fmt::Write;
 
 pub mod exchange;
 pub mod protocol;
+
+/// The most ops `ccl-gen --ops` asks for: ten times the benchmarks' largest
+/// program (about 900 MB of text).
+pub const MAX_OPS: u64 = 10_000_000;
+/// The most functions `ccl-gen --functions` asks for.
+pub const MAX_FUNCTIONS: u64 = 100_000;
+/// The deepest nesting `ccl-gen --depth` asks for: past what upstream
+/// mlir-opt parses on its default stack (about 3,000 levels), and within
+/// what ccl-opt parses in seconds (MLIR's costs grow with the square of the
+/// depth, docs/ccl-opt.md). Generation itself keeps no stack per level.
+pub const MAX_DEPTH: u64 = 4_000;
 
 /// What to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,6 +189,63 @@ fn plan_functions(rng: &mut Rng, count: usize, ops: usize) -> Vec<FunctionPlan> 
         .collect()
 }
 
+/// A pending step of writing a function body (see [`Body::run`]).
+enum Task {
+    /// Text that is not an op (a function's closing brace).
+    Raw(&'static str),
+    /// One op line at an indentation.
+    Line(usize, String),
+    /// Leaves the scope of the innermost induction variable.
+    PopIndex,
+    /// About `budget` ops, nested at most `depth` deep.
+    Block {
+        indent: usize,
+        depth: usize,
+        budget: usize,
+    },
+    /// A block under way, until `end` ops have been written.
+    BlockUntil {
+        indent: usize,
+        depth: usize,
+        end: usize,
+    },
+    Spine {
+        indent: usize,
+        depth: usize,
+        budget: usize,
+    },
+    Control {
+        indent: usize,
+        depth: usize,
+        budget: usize,
+        spine: Option<usize>,
+    },
+    Blocks {
+        indent: usize,
+        depth: usize,
+        budget: usize,
+        exit: &'static str,
+    },
+    /// Block `k` of a region of several blocks is written: its terminator,
+    /// then the next block.
+    BlocksAfter {
+        region: CfRegion,
+        k: usize,
+    },
+}
+
+/// A region of several blocks under way: `count` blocks after the entry,
+/// labelled from `^bb{first}`, of about `share` ops each.
+#[derive(Clone, Copy)]
+struct CfRegion {
+    indent: usize,
+    depth: usize,
+    share: usize,
+    first: usize,
+    count: usize,
+    exit: &'static str,
+}
+
 struct Body<'o> {
     rng: Rng,
     out: &'o mut String,
@@ -221,141 +291,189 @@ impl Body<'_> {
             self.windows.push("%lw");
         }
         let budget = plan.budget.saturating_sub(3);
+        let mut tasks = vec![Task::Raw("  }\n")];
         if spine && depth > 0 {
-            self.spine(2, depth, budget);
-            self.line(2, "return");
+            tasks.push(Task::Line(2, "return".to_string()));
+            tasks.push(Task::Spine { indent: 2, depth, budget });
         } else if self.rng.chance(25) {
-            self.blocks(2, depth, budget, "return");
+            tasks.push(Task::Blocks { indent: 2, depth, budget, exit: "return" });
         } else {
-            self.block(2, depth, budget);
-            self.line(2, "return");
+            tasks.push(Task::Line(2, "return".to_string()));
+            tasks.push(Task::Block { indent: 2, depth, budget });
         }
-        self.out.push_str("  }\n");
+        self.run(tasks);
     }
 
-    /// A nest exactly `depth` deep, with ordinary blocks around it.
-    fn spine(&mut self, indent: usize, depth: usize, budget: usize) {
-        let side = budget.saturating_sub(depth * 4) / (depth + 1);
-        self.block(indent, 0, side / 2);
-        if depth == 0 {
-            self.block(indent, 0, side);
-            return;
-        }
-        let inner = budget.saturating_sub(side + 3);
-        self.control(indent, depth, inner, Some(depth - 1));
-        self.block(indent, depth.min(2), side / 2);
-    }
-
-    /// About `budget` ops, nested at most `depth` deep.
-    fn block(&mut self, indent: usize, depth: usize, budget: usize) {
-        let end = self.emitted + budget;
-        while self.emitted < end {
-            let left = end - self.emitted;
-            if depth > 0 && left >= 4 && self.rng.chance(18) {
-                let inner = 1 + self.rng.below(left - 2);
-                self.control(indent, depth, inner, None);
-            } else {
-                self.leaf(indent);
+    /// Runs `tasks` (the last one first) and every task they push, until
+    /// none is left. Each task does what a recursive call would do up to its
+    /// first nested region, and pushes what comes after it behind the
+    /// region's own task: the text and the draws come in the order of a
+    /// recursive walk, with one stack entry per pending step instead of
+    /// stack frames, so no depth exhausts the stack.
+    fn run(&mut self, mut tasks: Vec<Task>) {
+        while let Some(task) = tasks.pop() {
+            match task {
+                Task::Raw(text) => self.out.push_str(text),
+                Task::Line(indent, text) => self.line(indent, &text),
+                Task::PopIndex => {
+                    self.indices.pop();
+                }
+                Task::Block { indent, depth, budget } => {
+                    let end = self.emitted + budget;
+                    tasks.push(Task::BlockUntil { indent, depth, end });
+                }
+                Task::BlockUntil { indent, depth, end } => self.block_until(indent, depth, end, &mut tasks),
+                Task::Spine { indent, depth, budget } => self.spine(indent, depth, budget, &mut tasks),
+                Task::Control { indent, depth, budget, spine } => {
+                    self.control(indent, depth, budget, spine, &mut tasks)
+                }
+                Task::Blocks { indent, depth, budget, exit } => self.blocks(indent, depth, budget, exit, &mut tasks),
+                Task::BlocksAfter { region, k } => self.blocks_after(region, k, &mut tasks),
             }
         }
     }
 
+    /// A nest exactly `depth` deep, with ordinary blocks around it.
+    fn spine(&mut self, indent: usize, depth: usize, budget: usize, tasks: &mut Vec<Task>) {
+        let side = budget.saturating_sub(depth.saturating_mul(4)) / (depth + 1);
+        if depth == 0 {
+            tasks.push(Task::Block { indent, depth: 0, budget: side });
+        } else {
+            let inner = budget.saturating_sub(side + 3);
+            tasks.push(Task::Block { indent, depth: depth.min(2), budget: side / 2 });
+            tasks.push(Task::Control { indent, depth, budget: inner, spine: Some(depth - 1) });
+        }
+        tasks.push(Task::Block { indent, depth: 0, budget: side / 2 });
+    }
+
+    /// The rest of a block of ops, nested at most `depth` deep, until `end`
+    /// ops have been written: leaves here, a control-flow op as a task.
+    fn block_until(&mut self, indent: usize, depth: usize, end: usize, tasks: &mut Vec<Task>) {
+        while self.emitted < end {
+            let left = end - self.emitted;
+            if depth > 0 && left >= 4 && self.rng.chance(18) {
+                let inner = 1 + self.rng.below(left - 2);
+                tasks.push(Task::BlockUntil { indent, depth, end });
+                tasks.push(Task::Control { indent, depth, budget: inner, spine: None });
+                return;
+            }
+            self.leaf(indent);
+        }
+    }
+
+    /// The task of a region's body: the spine's next level, or a block.
+    fn body(indent: usize, depth: usize, budget: usize, spine: Option<usize>) -> Task {
+        match spine {
+            Some(d) => Task::Spine { indent, depth: d, budget },
+            None => Task::Block { indent, depth, budget },
+        }
+    }
+
     /// A loop body: off the spine, sometimes a pure wait loop's body (the
-    /// rng is asked only off the spine, so seeds keep their programs).
-    fn loop_body(&mut self, off_spine: bool, inner: usize, budget: usize, body: &dyn Fn(&mut Self, usize)) {
+    /// rng is asked only off the spine, so seeds keep their programs),
+    /// written now; otherwise `body`, pushed.
+    fn loop_body(&mut self, off_spine: bool, inner: usize, budget: usize, body: Task, tasks: &mut Vec<Task>) {
         if off_spine && self.rng.chance(20) {
             self.pure_wait_body(inner, budget);
         } else {
-            body(self, budget);
+            tasks.push(body);
         }
     }
 
     /// One control-flow op whose regions hold about `budget` ops. With
-    /// `spine`, one region continues the spine at that depth.
-    fn control(&mut self, indent: usize, depth: usize, budget: usize, spine: Option<usize>) {
+    /// `spine`, one region continues the spine at that depth. What follows
+    /// a region is pushed before it.
+    fn control(&mut self, indent: usize, depth: usize, budget: usize, spine: Option<usize>, tasks: &mut Vec<Task>) {
         let inner = indent + 1;
         let nested = depth - 1;
-        let body = |this: &mut Self, budget: usize| match spine {
-            Some(d) => this.spine(inner, d, budget),
-            None => this.block(inner, nested, budget),
-        };
+        let close = |indent: usize| Task::Line(indent, "}".to_string());
         match self.rng.below(16) {
             0..=3 => {
                 let upper = self.bound(indent);
                 let iv = self.value().replace("%v", "%k");
                 self.line(indent, &format!("scf.for {iv} = %c0 to {upper} step %c1 {{"));
                 self.indices.push(iv);
-                self.loop_body(spine.is_none(), inner, budget, &body);
-                self.indices.pop();
-                self.line(indent, "}");
+                tasks.extend([close(indent), Task::PopIndex]);
+                let body = Self::body(inner, nested, budget, spine);
+                self.loop_body(spine.is_none(), inner, budget, body, tasks);
             }
             4..=6 => {
                 let condition = self.condition(indent);
                 self.line(indent, &format!("scf.if {condition} {{"));
+                tasks.push(close(indent));
                 if self.rng.chance(60) {
-                    body(self, budget / 2);
-                    self.line(indent, "} else {");
-                    self.block(inner, nested, budget / 2);
+                    tasks.extend([
+                        Task::Block { indent: inner, depth: nested, budget: budget / 2 },
+                        Task::Line(indent, "} else {".to_string()),
+                        Self::body(inner, nested, budget / 2, spine),
+                    ]);
                 } else {
-                    body(self, budget);
+                    tasks.push(Self::body(inner, nested, budget, spine));
                 }
-                self.line(indent, "}");
             }
             7..=8 => {
                 self.line(indent, "scf.while : () -> () {");
-                self.loop_body(spine.is_none(), inner, budget / 2, &body);
-                self.line(inner, "scf.condition(%c)");
-                self.line(indent, "} do {");
-                self.block(inner, nested, budget / 2);
-                self.line(inner, "scf.yield");
-                self.line(indent, "}");
+                tasks.extend([
+                    close(indent),
+                    Task::Line(inner, "scf.yield".to_string()),
+                    Task::Block { indent: inner, depth: nested, budget: budget / 2 },
+                    Task::Line(indent, "} do {".to_string()),
+                    Task::Line(inner, "scf.condition(%c)".to_string()),
+                ]);
+                let body = Self::body(inner, nested, budget / 2, spine);
+                self.loop_body(spine.is_none(), inner, budget / 2, body, tasks);
             }
             9..=10 => {
                 let iv = self.value().replace("%v", "%k");
                 self.line(indent, &format!("scf.parallel ({iv}) = (%c0) to (%n) step (%c1) {{"));
                 self.indices.push(iv);
-                body(self, budget);
-                self.indices.pop();
-                self.line(inner, "scf.reduce");
-                self.line(indent, "}");
+                tasks.extend([
+                    close(indent),
+                    Task::Line(inner, "scf.reduce".to_string()),
+                    Task::PopIndex,
+                    Self::body(inner, nested, budget, spine),
+                ]);
             }
             11..=12 => {
                 let iv = self.value().replace("%v", "%k");
                 self.line(indent, &format!("scf.forall ({iv}) in (%n) {{"));
                 self.indices.push(iv);
-                self.loop_body(spine.is_none(), inner, budget, &body);
-                self.indices.pop();
-                self.line(indent, "}");
+                tasks.extend([close(indent), Task::PopIndex]);
+                let body = Self::body(inner, nested, budget, spine);
+                self.loop_body(spine.is_none(), inner, budget, body, tasks);
             }
             13..=14 => {
                 self.line(indent, "scf.execute_region {");
+                tasks.push(close(indent));
                 if spine.is_none() && self.rng.chance(50) {
-                    self.blocks(inner, nested, budget, "scf.yield");
+                    tasks.push(Task::Blocks { indent: inner, depth: nested, budget, exit: "scf.yield" });
                 } else {
-                    body(self, budget);
-                    self.line(inner, "scf.yield");
+                    tasks
+                        .extend([Task::Line(inner, "scf.yield".to_string()), Self::body(inner, nested, budget, spine)]);
                 }
-                self.line(indent, "}");
             }
             _ => {
                 let index = self.index();
                 self.line(indent, &format!("scf.index_switch {index}"));
                 let cases = 1 + self.rng.below(2);
                 let share = budget / (cases + 1);
+                // In the order they run; pushed reversed below.
+                let mut steps = Vec::new();
                 for case in 0..cases {
-                    self.line(indent, &format!("case {} {{", case * 2));
-                    if case == 0 {
-                        body(self, share);
+                    steps.push(Task::Line(indent, format!("case {} {{", case * 2)));
+                    steps.push(if case == 0 {
+                        Self::body(inner, nested, share, spine)
                     } else {
-                        self.block(inner, nested, share);
-                    }
-                    self.line(inner, "scf.yield");
-                    self.line(indent, "}");
+                        Task::Block { indent: inner, depth: nested, budget: share }
+                    });
+                    steps.push(Task::Line(inner, "scf.yield".to_string()));
+                    steps.push(close(indent));
                 }
-                self.line(indent, "default {");
-                self.block(inner, nested, share);
-                self.line(inner, "scf.yield");
-                self.line(indent, "}");
+                steps.push(Task::Line(indent, "default {".to_string()));
+                steps.push(Task::Block { indent: inner, depth: nested, budget: share });
+                steps.push(Task::Line(inner, "scf.yield".to_string()));
+                steps.push(close(indent));
+                tasks.extend(steps.into_iter().rev());
             }
         }
     }
@@ -364,36 +482,43 @@ impl Body<'_> {
     /// ending in a `cf.br` forward or a `cf.cond_br` with one forward target
     /// and one anywhere but the entry (a back edge, a self loop, or a
     /// diamond's other arm). Every block reaches the last one, which ends in
-    /// `exit`.
-    fn blocks(&mut self, indent: usize, depth: usize, budget: usize, exit: &str) {
+    /// `exit`. Each block's terminator is written after the block
+    /// ([`Body::blocks_after`]).
+    fn blocks(&mut self, indent: usize, depth: usize, budget: usize, exit: &'static str, tasks: &mut Vec<Task>) {
         let count = 1 + self.rng.below(4);
         let first = self.next_block;
         self.next_block += count;
-        let label = |k: usize| format!("^bb{}", first + k - 1);
         let share = budget / (count + 1);
-        for k in 0..=count {
-            if k > 0 {
-                // Labels sit one level out, as MLIR prints them.
-                for _ in 1..indent {
-                    self.out.push_str("  ");
-                }
-                let _ = writeln!(self.out, "{}:", label(k));
-            }
-            self.block(indent, depth, share);
-            if k == count {
-                self.line(indent, exit);
-                continue;
-            }
-            let forward = label(k + 1 + self.rng.below(count - k));
-            if self.rng.chance(45) {
-                self.line(indent, &format!("cf.br {forward}"));
-            } else {
-                let condition = self.condition(indent);
-                let other = label(1 + self.rng.below(count));
-                let (then, otherwise) = if self.rng.chance(50) { (forward, other) } else { (other, forward) };
-                self.line(indent, &format!("cf.cond_br {condition}, {then}, {otherwise}"));
-            }
+        let region = CfRegion { indent, depth, share, first, count, exit };
+        tasks.push(Task::BlocksAfter { region, k: 0 });
+        tasks.push(Task::Block { indent, depth, budget: share });
+    }
+
+    /// After block `k` of a region of several blocks: its terminator, then
+    /// the next block's label and the next block.
+    fn blocks_after(&mut self, region: CfRegion, k: usize, tasks: &mut Vec<Task>) {
+        let CfRegion { indent, depth, share, first, count, exit } = region;
+        let label = |k: usize| format!("^bb{}", first + k - 1);
+        if k == count {
+            self.line(indent, exit);
+            return;
         }
+        let forward = label(k + 1 + self.rng.below(count - k));
+        if self.rng.chance(45) {
+            self.line(indent, &format!("cf.br {forward}"));
+        } else {
+            let condition = self.condition(indent);
+            let other = label(1 + self.rng.below(count));
+            let (then, otherwise) = if self.rng.chance(50) { (forward, other) } else { (other, forward) };
+            self.line(indent, &format!("cf.cond_br {condition}, {then}, {otherwise}"));
+        }
+        // Labels sit one level out, as MLIR prints them.
+        for _ in 1..indent {
+            self.out.push_str("  ");
+        }
+        let _ = writeln!(self.out, "{}:", label(k + 1));
+        tasks.push(Task::BlocksAfter { region, k: k + 1 });
+        tasks.push(Task::Block { indent, depth, budget: share });
     }
 
     /// Only waits and side-effect-free ops: a pure wait loop's body.

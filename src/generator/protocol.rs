@@ -1,5 +1,51 @@
 //! A fixed program for the all_to_all_v protocol checks (not random).
 
+/// The shape of the program: P ranks, B blocks, ROWS rows per peer, CALLS
+/// rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub ranks: usize,
+    pub blocks: usize,
+    pub rows: usize,
+    pub calls: usize,
+}
+
+/// The largest value an `index` (a memref dimension, a loop bound) holds.
+const INDEX_MAX: u64 = i64::MAX as u64;
+/// The largest block count: the program holds B as an `i32` constant.
+pub const MAX_BLOCKS: u64 = i32::MAX as u64;
+
+impl Shape {
+    /// The shape, if every value of the program it describes fits its type:
+    /// all values at least 1; B an `i32`; the rows (P x ROWS, and ROWS + 1)
+    /// and the signal's cells (P x B) an `index`; CALLS an `index`. Within
+    /// these the program parses and verifies; an error names the bound.
+    pub fn new(ranks: u64, blocks: u64, rows: u64, calls: u64) -> Result<Shape, String> {
+        if [ranks, blocks, rows, calls].contains(&0) {
+            return Err("every value must be at least 1".to_string());
+        }
+        if blocks > MAX_BLOCKS {
+            return Err(format!("B must be at most {MAX_BLOCKS} (the program's i32 block count)"));
+        }
+        if ranks.checked_mul(rows).is_none_or(|n| n >= INDEX_MAX) {
+            return Err(format!("P x ROWS must be below {INDEX_MAX} (a memref's rows, counted by an index)"));
+        }
+        if ranks.checked_mul(blocks).is_none_or(|n| n > INDEX_MAX) {
+            return Err(format!("P x B must be at most {INDEX_MAX} (the signal's cells, counted by an index)"));
+        }
+        if calls > INDEX_MAX {
+            return Err(format!("CALLS must be at most {INDEX_MAX} (an index)"));
+        }
+        // Each value is at most INDEX_MAX now, so a usize holds it.
+        Ok(Shape { ranks: ranks as usize, blocks: blocks as usize, rows: rows as usize, calls: calls as usize })
+    }
+
+    /// The program (see [`all_to_all_v_program`]).
+    pub fn program(&self) -> String {
+        all_to_all_v_program(self.ranks, self.blocks, self.rows, self.calls)
+    }
+}
+
 /// The all_to_all_v protocol program: `calls` rounds on `p` ranks of a
 /// kernel `@stage` that restages this rank's send counts and rows (they
 /// change with the round), then `ccl.all_to_all_v` launched with `b`

@@ -313,6 +313,12 @@ impl Host for MlirHost {
         // run, so the value outlives this pass run.
         unsafe { value.as_ref() }.map(|boxed| &**boxed)
     }
+
+    fn run_pipeline(&self, op: OperationRef<'_, '_>, pipeline: &str) -> bool {
+        // MLIR runs the pipeline on `op` (nested in the op of the running
+        // pass, which the pass checked) and reports its errors itself.
+        unsafe { sys::cclPassRunPipeline(self.instance, string_ref(pipeline), op.to_raw()) }.value == 1
+    }
 }
 
 /// Called by MLIR's analysis manager when it drops a cached Rust analysis.

@@ -118,6 +118,7 @@ extern "C" {
     pub fn cclRegisterAllPasses(register_rust: CclRegisterFn);
     pub fn cclPassCacheAnalysis(pass: *mut c_void, value: *mut c_void, drop: unsafe extern "C" fn(value: *mut c_void));
     pub fn cclPassCachedParentAnalysis(pass: *mut c_void) -> *const c_void;
+    pub fn cclPassRunPipeline(pass: *mut c_void, pipeline: MlirStringRef, op: MlirOperation) -> MlirLogicalResult;
     pub fn cclParallelFor(
         context: MlirContext,
         n: usize,
@@ -161,4 +162,5 @@ extern "C" {
 
 extern "C" {
     pub fn cclRemoveFileOnSignal(path: MlirStringRef, remove: bool);
+    pub fn cclRegisterSignalHandlers();
 }

@@ -11,6 +11,7 @@
 // RUN: not ccl-opt %s -p 'builtin.module(ccl-pipeline{placement=fewest})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 
 // MINIMAL: builtin.module(
+// MINIMAL-NEXT:   ccl-pipeline-nested-modules{lower-collectives=false max-blocks=0 placement=minimal},
 // MINIMAL-NEXT:   ccl-find-post-collective-kernels,
 // MINIMAL-NEXT:   func.func(
 // MINIMAL-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=0},

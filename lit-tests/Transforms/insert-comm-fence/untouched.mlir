@@ -67,51 +67,51 @@ func.func @kernel_no_markers(%t: vector<16xf32>, %plain: memref<64xf32>, %win: m
 // CHECK-NEXT: ccl.remote_store
 // CHECK-NEXT: ccl.wait
 // CHECK-NEXT: return
-func.func @orchestration(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %x: i32, %i: index)
+func.func @orchestration(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>, %x: i32, %i: index)
     attributes {ccl.kind = "orchestration"} {
   ccl.tile_store %t, %win[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
   ccl.remote_store %t, %win, %x : vector<16xf32>, memref<64xf32, #ccl.window>, i32
-  ccl.wait ge %win, %x : memref<64xf32, #ccl.window>, i32
+  ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   return
 }
-func.func @graph(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %x: i32, %i: index)
+func.func @graph(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>, %x: i32, %i: index)
     attributes {ccl.kind = "graph"} {
   ccl.tile_store %t, %win[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
   ccl.remote_store %t, %win, %x : vector<16xf32>, memref<64xf32, #ccl.window>, i32
-  ccl.wait ge %win, %x : memref<64xf32, #ccl.window>, i32
+  ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   return
 }
-func.func @group(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %x: i32, %i: index)
+func.func @group(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>, %x: i32, %i: index)
     attributes {ccl.kind = "group"} {
   ccl.tile_store %t, %win[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
   ccl.remote_store %t, %win, %x : vector<16xf32>, memref<64xf32, #ccl.window>, i32
-  ccl.wait ge %win, %x : memref<64xf32, #ccl.window>, i32
+  ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   return
 }
-func.func @spmd(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %x: i32, %i: index)
+func.func @spmd(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>, %x: i32, %i: index)
     attributes {ccl.kind = "spmd"} {
   ccl.tile_store %t, %win[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
   ccl.remote_store %t, %win, %x : vector<16xf32>, memref<64xf32, #ccl.window>, i32
-  ccl.wait ge %win, %x : memref<64xf32, #ccl.window>, i32
+  ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   return
 }
-func.func @opaque(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %x: i32, %i: index)
+func.func @opaque(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>, %x: i32, %i: index)
     attributes {ccl.kind = "opaque"} {
   ccl.tile_store %t, %win[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
   ccl.remote_store %t, %win, %x : vector<16xf32>, memref<64xf32, #ccl.window>, i32
-  ccl.wait ge %win, %x : memref<64xf32, #ccl.window>, i32
+  ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   return
 }
-func.func @no_kind(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %x: i32, %i: index) {
+func.func @no_kind(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>, %x: i32, %i: index) {
   ccl.tile_store %t, %win[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
   ccl.remote_store %t, %win, %x : vector<16xf32>, memref<64xf32, #ccl.window>, i32
-  ccl.wait ge %win, %x : memref<64xf32, #ccl.window>, i32
+  ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   return
 }
-func.func @host_orchestrator(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %x: i32, %i: index)
+func.func @host_orchestrator(%t: vector<16xf32>, %win: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>, %x: i32, %i: index)
     attributes {ccl.level = "host", ccl.role = "orchestrator"} {
   ccl.tile_store %t, %win[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
   ccl.remote_store %t, %win, %x : vector<16xf32>, memref<64xf32, #ccl.window>, i32
-  ccl.wait ge %win, %x : memref<64xf32, #ccl.window>, i32
+  ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
   return
 }

@@ -10,7 +10,8 @@
 //! Every walk is iterative: the components come from Kosaraju's algorithm
 //! on petgraph's explicit-stack DFS (Tarjan's, recursive in petgraph,
 //! overflows the stack on a chain of 90,000 calls), in post-order (callees
-//! first), and reachability is computed per component over that order.
+//! first), and reachability is computed per component over that order, for
+//! the components asked about only.
 
 use super::model::Module;
 use crate::names::FunctionKind;
@@ -19,6 +20,7 @@ use petgraph::{
     graph::{DiGraph, NodeIndex},
     Direction,
 };
+use std::rc::Rc;
 
 pub struct CallGraph {
     graph: DiGraph<(), ()>,
@@ -53,46 +55,67 @@ impl CallGraph {
         Self { graph, components, component_of }
     }
 
-    /// The components, callees first: every component comes after the
-    /// components its members call.
-    pub fn components(&self) -> impl Iterator<Item = impl Iterator<Item = usize> + '_> + '_ {
-        self.components.iter().map(|members| members.iter().map(|node| node.index()))
-    }
-
-    /// Whether function `f` is in a recursive component (more than one
-    /// member, or calling itself).
-    pub fn is_recursive(&self, f: usize) -> bool {
-        let component = &self.components[self.component_of[f]];
-        component.len() > 1 || self.callees(f).any(|g| g == f)
-    }
-
     pub fn callees(&self, f: usize) -> impl Iterator<Item = usize> + '_ {
         self.graph.neighbors_directed(NodeIndex::new(f), Direction::Outgoing).map(|n| n.index())
     }
 
-    /// For every function, the InCore functions it reaches through calls
-    /// of non-InCore functions, transitively, restricted to those `keep`
-    /// accepts; sorted. Components share one answer, computed callees first.
-    pub fn reachable_kernels(&self, module: &Module, keep: impl Fn(usize) -> bool) -> Vec<std::rc::Rc<[usize]>> {
-        let mut per_component: Vec<std::rc::Rc<[usize]>> = Vec::with_capacity(self.components.len());
-        for (index, members) in self.components.iter().enumerate() {
+    /// For each function of `wrappers`, the InCore functions it reaches
+    /// through calls of non-InCore functions, transitively, restricted to
+    /// those `keep` accepts; sorted; `None` for the functions whose
+    /// component none of `wrappers` is in. Only the components of `wrappers` get a set: they are solved
+    /// callees first, and the walk from one stops at a component solved
+    /// already and takes its set, so a chain of wrappers asked about at its
+    /// top costs one walk, and one asked about at every level one step per
+    /// level (materialising a set for every component would cost the sum of
+    /// their sizes: quadratic on a chain that reaches a kernel per level).
+    pub fn reachable_kernels(
+        &self,
+        module: &Module,
+        wrappers: &[usize],
+        keep: impl Fn(usize) -> bool,
+    ) -> Vec<Option<Rc<[usize]>>> {
+        let mut asked: Vec<usize> = wrappers.iter().map(|&f| self.component_of[f]).collect();
+        // Component indices are in post-order: callees first.
+        asked.sort_unstable();
+        asked.dedup();
+        let mut solved: Vec<Option<Rc<[usize]>>> = vec![None; self.components.len()];
+        let mut visited = vec![usize::MAX; self.components.len()];
+        let mut taken = vec![usize::MAX; module.functions.len()];
+        for &root in &asked {
             let mut reached = Vec::new();
-            for member in members {
-                for callee in self.callees(member.index()) {
-                    if module.functions[callee].kind == FunctionKind::InCore {
-                        if keep(callee) {
-                            reached.push(callee);
+            let mut take = |kernel: usize, reached: &mut Vec<usize>| {
+                if std::mem::replace(&mut taken[kernel], root) != root {
+                    reached.push(kernel);
+                }
+            };
+            visited[root] = root;
+            let mut stack = vec![root];
+            while let Some(component) = stack.pop() {
+                if let (true, Some(set)) = (component != root, &solved[component]) {
+                    for &kernel in set.iter() {
+                        take(kernel, &mut reached);
+                    }
+                    continue;
+                }
+                for member in &self.components[component] {
+                    for callee in self.callees(member.index()) {
+                        if module.functions[callee].kind == FunctionKind::InCore {
+                            if keep(callee) {
+                                take(callee, &mut reached);
+                            }
+                        } else {
+                            let next = self.component_of[callee];
+                            if std::mem::replace(&mut visited[next], root) != root {
+                                stack.push(next);
+                            }
                         }
-                    } else if self.component_of[callee] != index {
-                        reached.extend(per_component[self.component_of[callee]].iter().copied());
                     }
                 }
             }
             reached.sort_unstable();
-            reached.dedup();
-            per_component.push(reached.into());
+            solved[root] = Some(reached.into());
         }
-        (0..module.functions.len()).map(|f| per_component[self.component_of[f]].clone()).collect()
+        (0..module.functions.len()).map(|f| solved[self.component_of[f]].clone()).collect()
     }
 
     /// Sets `marked[k]` for every InCore `k` reachable from `wrapper` (as

@@ -7,16 +7,18 @@
 //!   resolution, all walks iterative;
 //! - [`scan`]: the Phase B scan, with per-function publish summaries;
 //! - [`trip_guard`]: the `scf.if` that runs exactly when an `scf.for` ran,
-//!   which the model reads together with its loop.
+//!   which the model reads together with its loop;
+//! - [`oracle`]: a slow reference of Phase B, for tests.
 //!
 //! The insert pass scans to decide which kernels get a prologue; the
 //! checker scans the same way to decide which kernels must have one, and
 //! checks the kernels themselves along real successor edges. The slow
-//! oracle of the property tests (`verify_comm_order::oracle`) shares only
-//! the tree with them.
+//! oracles of the property tests (`oracle` here, `verify_comm_order::oracle`
+//! for the kernel rules) share only the tree with them.
 
 pub mod call_graph;
 pub mod model;
+pub mod oracle;
 pub mod scan;
 pub mod trip_guard;
 

@@ -20,18 +20,23 @@
 //!   result is the OR of the blocks that leave it;
 //! - a call publishes when it is a `ccl.submit`, calls a function with
 //!   `ccl.builtin_template_dir`, or calls an orchestration-like function
-//!   whose own scan (from a clear flag) ends set: each function's scan is
-//!   its summary, computed callees first; a recursive component is scanned
-//!   again until no summary changes.
+//!   whose own scan (from a clear flag) ends set: its summary.
 //!
 //! A region scanned once with the flag set is not scanned with it set again
-//! (nothing new can happen there), so each region is scanned at most twice
-//! per summary round.
-
-use super::{
-    call_graph::CallGraph,
-    model::{Event, EventKind, LoopKind, Module, Node, OpHandle, Region},
-};
+//! (nothing new can happen there), so each region is scanned at most twice.
+//!
+//! Summaries are solved before the scan, for the whole module at once,
+//! cycles of wrappers included ([`summaries`]). Since the flag only grows,
+//! a function's scan from a clear flag ends set exactly when one of its
+//! publishes lies on a path to its end, and the rules above put an op on
+//! such a path unless a region of several blocks holds it in a block that
+//! reaches no exit of the region. So a summary is "a publish of its own
+//! reaches the end, or a call of a wrapper whose summary holds does":
+//! reachability over the calls that reach the end, solved in one walk of
+//! each function and one of those calls (the least fixpoint of the
+//! function-by-function rounds it replaces, which cost a round per hop
+//! around a cycle of wrappers: quadratic).
+use super::model::{Event, EventKind, Function, LoopKind, Module, Node, OpHandle, Region};
 use crate::names::FunctionKind;
 
 /// The flag: `Some(publish)` once a publish happened on some path.
@@ -52,44 +57,30 @@ pub struct ScanStats {
     pub scan_targets: u64,
     /// Loop bodies and multi-block regions scanned again with the flag set.
     pub rescans: u64,
-    /// Ops the scan visited (at most twice the ops of scan targets, per
-    /// summary round).
+    /// Ops the scan visited (at most twice the ops of scan targets).
     pub op_visits: u64,
     /// Calls that publish because the orchestration-like function they
     /// call does (its own scan ends with the flag set), each counted once.
     pub wrapper_publishes: u64,
 }
 
-/// Scans every orchestration-like function of `module`.
-pub fn scan_module(module: &Module, graph: &CallGraph, launches: &mut dyn Launches) -> ScanStats {
+/// Scans every orchestration-like function of `module`, in module order,
+/// once each: the summaries are solved first ([`summaries`]), so every call
+/// of a wrapper is read with its final answer.
+pub fn scan_module(module: &Module, launches: &mut dyn Launches) -> ScanStats {
     let mut scanner = Scanner {
         module,
-        summaries: vec![false; module.functions.len()],
+        summaries: summaries(module),
         saturated: FunctionFlags::new(module, |function| function.region_count),
         wrapper_calls: FunctionFlags::new(module, |function| function.op_count),
         caller: 0,
         launches,
         stats: ScanStats::default(),
     };
-    for component in graph.components() {
-        let members: Vec<usize> =
-            component.filter(|&f| module.functions[f].kind == FunctionKind::Orchestration).collect();
-        scanner.stats.scan_targets += members.len() as u64;
-        let recursive = members.iter().any(|&f| graph.is_recursive(f));
-        loop {
-            let mut changed = false;
-            for &f in &members {
-                let publishes = scanner.function(f).is_some();
-                if publishes && !scanner.summaries[f] {
-                    scanner.summaries[f] = true;
-                    changed = true;
-                }
-            }
-            // A summary that became true can only matter to a member of
-            // the same (recursive) component: the callees are done.
-            if !(recursive && changed) {
-                break;
-            }
+    for (f, function) in module.functions.iter().enumerate() {
+        if function.kind == FunctionKind::Orchestration {
+            scanner.stats.scan_targets += 1;
+            scanner.function(f);
         }
     }
     scanner.stats.wrapper_publishes = scanner.wrapper_calls.count();
@@ -136,7 +127,8 @@ impl FunctionFlags {
 
 struct Scanner<'m, 'l> {
     module: &'m Module,
-    /// Per function: whether its own scan ends with the flag set.
+    /// Per function: whether its own scan ends with the flag set (solved
+    /// before the scan).
     summaries: Vec<bool>,
     /// (function, region) already scanned with the flag set.
     saturated: FunctionFlags,
@@ -270,14 +262,11 @@ impl Scanner<'_, '_> {
                 if let Some(publish) = seen {
                     self.launches.launch(self.caller, event, *callee, publish);
                 }
-                let function = callee.map(|c| (&self.module.functions[c], self.summaries[c]));
-                let through_wrapper =
-                    function.is_some_and(|(f, summary)| f.kind == FunctionKind::Orchestration && summary);
+                let through_wrapper = wrapper(self.module, *callee).is_some_and(|w| self.summaries[w]);
                 if through_wrapper {
                     self.wrapper_calls.set(self.caller, event.order);
                 }
-                let publishes = *submit || through_wrapper || function.is_some_and(|(f, _)| f.builtin_template);
-                if publishes {
+                if through_wrapper || publishes_by_itself(self.module, *callee, *submit) {
                     seen.or(Some(event.op))
                 } else {
                     seen
@@ -287,4 +276,154 @@ impl Scanner<'_, '_> {
             _ => seen,
         }
     }
+}
+
+/// Whether a call-like op publishes whatever its callee does: a
+/// `ccl.submit`, or a call of a builtin-template function.
+fn publishes_by_itself(module: &Module, callee: Option<usize>, submit: bool) -> bool {
+    submit || callee.is_some_and(|c| module.functions[c].builtin_template)
+}
+
+/// The callee of a call-like op when it is a wrapper (orchestration-like):
+/// the call publishes when the callee's summary holds.
+fn wrapper(module: &Module, callee: Option<usize>) -> Option<usize> {
+    callee.filter(|&c| module.functions[c].kind == FunctionKind::Orchestration)
+}
+
+/// Per function of `module`: whether its scan from a clear flag ends set
+/// (false for functions that are not orchestration-like, and for
+/// declarations). Linear in the module: one walk per function body, then
+/// one visit per call of a wrapper that reaches its caller's end.
+pub fn summaries(module: &Module) -> Vec<bool> {
+    let n = module.functions.len();
+    let mut summary = vec![false; n];
+    let mut published = Vec::new();
+    // (callee, caller): a call of wrapper `callee` reaches `caller`'s end.
+    let mut edges: Vec<(usize, usize)> = Vec::new();
+    for (f, function) in module.functions.iter().enumerate() {
+        if function.kind != FunctionKind::Orchestration {
+            continue;
+        }
+        let Some(ending) = Ending::of(module, function) else { continue };
+        if ending.publishes {
+            summary[f] = true;
+            published.push(f);
+        } else {
+            edges.extend(ending.wrappers.into_iter().map(|w| (w, f)));
+        }
+    }
+    // The callers of each wrapper, grouped by wrapper (a counting sort).
+    let mut start = vec![0usize; n + 1];
+    for &(callee, _) in &edges {
+        start[callee + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut callers = vec![0usize; edges.len()];
+    let mut next = start.clone();
+    for &(callee, caller) in &edges {
+        callers[next[callee]] = caller;
+        next[callee] += 1;
+    }
+    // A caller publishes once a wrapper whose call reaches its end does.
+    while let Some(callee) = published.pop() {
+        for &caller in &callers[start[callee]..start[callee + 1]] {
+            if !std::mem::replace(&mut summary[caller], true) {
+                published.push(caller);
+            }
+        }
+    }
+    summary
+}
+
+/// What reaches the end of one function body: whether a publish of its
+/// own does, and the wrappers whose calls do.
+#[derive(Default)]
+struct Ending {
+    publishes: bool,
+    wrappers: Vec<usize>,
+}
+
+impl Ending {
+    /// `None` for a declaration (or a body that was not lowered).
+    fn of(module: &Module, function: &Function) -> Option<Ending> {
+        let mut ending = Ending::default();
+        ending.region(module, function.body.as_ref()?, true);
+        Some(ending)
+    }
+
+    /// Visits the events of `region`; `reaches` says whether the region's
+    /// end reaches the function's.
+    fn region(&mut self, module: &Module, region: &Region, reaches: bool) {
+        match region.single_block() {
+            Some(nodes) => self.nodes(module, nodes, reaches),
+            None => {
+                let exits = blocks_reaching_an_exit(region);
+                for (block, exits) in region.blocks.iter().zip(exits) {
+                    self.nodes(module, &block.nodes, reaches && exits);
+                }
+            }
+        }
+    }
+
+    fn nodes(&mut self, module: &Module, nodes: &[Node], reaches: bool) {
+        for node in nodes {
+            match node {
+                Node::Event(event) if reaches => match &event.kind {
+                    EventKind::Call { callee, submit } => {
+                        if publishes_by_itself(module, *callee, *submit) {
+                            self.publishes = true;
+                        } else if let Some(w) = wrapper(module, *callee) {
+                            self.wrappers.push(w);
+                        }
+                    }
+                    EventKind::Collective => self.publishes = true,
+                    _ => {}
+                },
+                Node::Event(_) => {}
+                Node::If { then, otherwise } => {
+                    self.region(module, then, reaches);
+                    if let Some(otherwise) = otherwise {
+                        self.region(module, otherwise, reaches);
+                    }
+                }
+                Node::Switch { cases: regions } | Node::Opaque { regions } => {
+                    for region in regions {
+                        self.region(module, region, reaches);
+                    }
+                }
+                Node::Scope { body } | Node::Loop { body, .. } => self.region(module, body, reaches),
+                Node::While { before, after } => {
+                    self.region(module, before, reaches);
+                    self.region(module, after, reaches);
+                }
+            }
+        }
+    }
+}
+
+/// Per block of a region of several blocks: whether some path along its
+/// successor edges leads to a block that leaves the region.
+fn blocks_reaching_an_exit(region: &Region) -> Vec<bool> {
+    let n = region.blocks.len();
+    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (b, block) in region.blocks.iter().enumerate() {
+        for &s in &block.successors {
+            predecessors[s as usize].push(b);
+        }
+    }
+    let mut reaches = vec![false; n];
+    let mut work: Vec<usize> = (0..n).filter(|&b| region.blocks[b].successors.is_empty()).collect();
+    for &b in &work {
+        reaches[b] = true;
+    }
+    while let Some(b) = work.pop() {
+        for &p in &predecessors[b] {
+            if !std::mem::replace(&mut reaches[p], true) {
+                work.push(p);
+            }
+        }
+    }
+    reaches
 }

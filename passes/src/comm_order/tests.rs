@@ -1,10 +1,12 @@
 //! The shared model on programs built to stress it: kinds (empty strings
-//! included), wrappers that publish, recursive and very deep call graphs,
-//! CFG regions, and the scan's cost bound.
+//! included), wrappers that publish, recursive and very deep call graphs
+//! (rings of wrappers against the naive oracle), CFG regions, and the
+//! scan's cost bound.
 
 use super::{
     call_graph::CallGraph,
-    model::{lower_module, Bodies, Module},
+    model::{self, lower_module, Bodies, Module},
+    oracle, scan,
 };
 use crate::{
     insert_comm_fence::prologue::{self, Marked},
@@ -149,6 +151,7 @@ fn wrapper_resolution_handles_cycles_and_memoises() {
           return
         }
         func.func @none() attributes {ccl.kind = "orchestration"} { return }
+        func.func private @missing()
     "#;
     let module = parse(&context, source);
     let model = lower_module(module.as_operation(), Bodies::NotInCore).unwrap();
@@ -156,14 +159,19 @@ fn wrapper_resolution_handles_cycles_and_memoises() {
     let index = |name: &str| model.by_name[name];
     let names_of =
         |kernels: &[usize]| -> Vec<String> { kernels.iter().map(|&k| model.functions[k].name.clone()).collect() };
-    let reach = graph.reachable_kernels(&model, |_| true);
+    let all: Vec<usize> = (0..model.functions.len()).collect();
+    let reach = graph.reachable_kernels(&model, &all, |_| true);
+    let of = |name: &str| reach[index(name)].clone().expect("asked about");
     // k3 is only reachable through a kernel (k2): not resolved.
-    assert_eq!(names_of(&reach[index("a")]), ["k1", "k2"]);
+    assert_eq!(names_of(&of("a")), ["k1", "k2"]);
     // b is in a's component: the same answer, shared.
-    assert!(std::rc::Rc::ptr_eq(&reach[index("a")], &reach[index("b")]));
-    assert_eq!(names_of(&reach[index("self")]), ["k1"]);
-    assert!(reach[index("none")].is_empty());
-    assert!(graph.is_recursive(index("self")) && graph.is_recursive(index("a")) && !graph.is_recursive(index("c")));
+    assert!(std::rc::Rc::ptr_eq(&of("a"), &of("b")));
+    assert_eq!(names_of(&of("self")), ["k1"]);
+    assert!(of("none").is_empty());
+    // Asked about c alone, only c's component (and no caller's) is solved.
+    let alone = graph.reachable_kernels(&model, &[index("c")], |_| true);
+    assert_eq!(names_of(alone[index("c")].as_deref().expect("asked about")), ["k2"]);
+    assert!(alone[index("a")].is_none() && alone[index("self")].is_none());
 
     // Marking agrees with resolution, and a second request expands nothing.
     let mut marked = vec![false; model.functions.len()];
@@ -323,4 +331,143 @@ fn many_calls_of_one_wrapper_resolve_it_once() {
     assert_eq!(names, ["k1", "k2"]);
     // @wrapper's component and @inner's: two expansions for 10,000 calls.
     assert_eq!(marked.wrapper_expansions, 2);
+}
+
+/// The fast Phase B (summaries, launches, marked kernels) against the
+/// naive oracle on `source`; the oracle's answer.
+fn agrees_with_oracle(source: &str) -> oracle::PhaseB {
+    struct Collect(std::collections::BTreeSet<(usize, u32, Option<usize>)>);
+    impl scan::Launches for Collect {
+        fn launch(&mut self, caller: usize, call: &model::Event, callee: Option<usize>, _: model::OpHandle) {
+            self.0.insert((caller, call.order, callee));
+        }
+    }
+    let (marked, model) = mark(source);
+    let slow = oracle::phase_b(&model);
+    assert_eq!(scan::summaries(&model), slow.summaries, "summaries:\n{source}");
+    let mut launches = Collect(Default::default());
+    scan::scan_module(&model, &mut launches);
+    assert_eq!(launches.0, slow.launches, "launches:\n{source}");
+    assert_eq!(marked.marked, slow.marked, "marked kernels:\n{source}");
+    slow
+}
+
+/// A ring of `n` wrappers `@w0 -> @w1 -> ... -> @w0`: each calls the next
+/// wrapper and its own kernel (`kernel_first`: in the other order), and
+/// `@w{publisher}` runs a barrier first.
+fn wrapper_ring(n: usize, publisher: usize, kernel_first: bool) -> String {
+    let mut source = String::new();
+    for i in 0..n {
+        source.push_str(&format!("func.func @k{i}() attributes {{ccl.kind = \"incore\"}} {{ return }}\n"));
+    }
+    for i in 0..n {
+        let barrier = if i == publisher { "ccl.barrier\n" } else { "" };
+        let next = format!("func.call @w{}() : () -> ()\n", (i + 1) % n);
+        let kernel = format!("func.call @k{i}() : () -> ()\n");
+        let calls = if kernel_first { format!("{kernel}{next}") } else { format!("{next}{kernel}") };
+        source.push_str(&format!(
+            "func.func @w{i}() attributes {{ccl.kind = \"orchestration\"}} {{\n{barrier}{calls}return\n}}\n"
+        ));
+    }
+    source
+}
+
+#[test]
+fn rings_of_wrappers_agree_with_the_oracle() {
+    for n in 1..=9 {
+        for publisher in [0, n / 2, n - 1] {
+            for kernel_first in [false, true] {
+                let slow = agrees_with_oracle(&wrapper_ring(n, publisher, kernel_first));
+                assert!(slow.summaries.iter().filter(|&&s| s).count() == n, "every wrapper of the ring publishes");
+            }
+        }
+    }
+    // Without a barrier nothing publishes, around the ring or not.
+    let quiet = wrapper_ring(5, usize::MAX, false);
+    let slow = agrees_with_oracle(&quiet);
+    assert!(slow.summaries.iter().all(|s| !s) && slow.marked.is_empty());
+}
+
+#[test]
+fn a_publish_that_reaches_no_exit_is_no_summary() {
+    // @spin's barrier is in a block that only branches to itself: its scan
+    // ends clear. @leave's barrier block can exit: its scan ends set.
+    let source = format!(
+        "{KERNELS}func.func @spin(%c: i1) attributes {{ccl.kind = \"orchestration\"}} {{\n\
+           cf.cond_br %c, ^loop, ^exit\n\
+         ^loop:\n  ccl.barrier\n  func.call @other() : () -> ()\n  cf.br ^loop\n\
+         ^exit:\n  return\n\
+         }}\n\
+         func.func @leave(%c: i1) attributes {{ccl.kind = \"orchestration\"}} {{\n\
+           cf.br ^loop\n\
+         ^loop:\n  func.call @spin(%c) : (i1) -> ()\n  ccl.barrier\n  cf.cond_br %c, ^loop, ^exit\n\
+         ^exit:\n  return\n\
+         }}\n\
+         func.func @main(%c: i1) attributes {{ccl.kind = \"orchestration\"}} {{\n\
+           func.call @spin(%c) : (i1) -> ()\n  func.call @consume() : () -> ()\n\
+           func.call @leave(%c) : (i1) -> ()\n  func.call @consume() : () -> ()\n  return\n\
+         }}\n"
+    );
+    let slow = agrees_with_oracle(&source);
+    let (_, model) = mark(&source);
+    let summary = |name: &str| slow.summaries[model.by_name[name]];
+    assert!(!summary("spin") && summary("leave") && summary("main"));
+    // @other is launched after @spin's barrier, inside @spin; @consume
+    // after @leave.
+    assert_eq!(marked_names(&source), ["consume", "other"]);
+}
+
+/// 20,000 wrappers in a ring (one runs a barrier): the summaries are solved
+/// in one pass over the calls, each wrapper is scanned once, and every
+/// kernel is marked. Solving them by rounds of scans would take a round per
+/// wrapper of the ring, about 4e8 op visits here.
+#[test]
+fn a_ring_of_20000_wrappers_is_scanned_once() {
+    let n = 20_000;
+    let (marked, _) = mark(&wrapper_ring(n, 0, false));
+    assert_eq!(marked.marked.len(), n);
+    assert_eq!(marked.scan.scan_targets, n as u64);
+    // Each wrapper's call of the next publishes.
+    assert_eq!(marked.scan.wrapper_publishes, n as u64);
+    // Two calls and a return per wrapper, and a barrier: each visited once.
+    assert_eq!(marked.scan.op_visits, 3 * n as u64 + 1);
+    // The whole ring is one component, expanded once.
+    assert_eq!(marked.wrapper_expansions, 1);
+}
+
+/// 20,000 wrappers in a chain, each calling the next and a kernel that
+/// reads GM without the prologue, launched once at the top after a
+/// collective: 20,000 violations, resolved by one walk down the chain. (A
+/// set of reachable kernels for every wrapper of the chain would hold 2e8
+/// entries.)
+#[test]
+fn a_chain_of_20000_failing_wrappers_is_resolved_once() {
+    let n = 20_000;
+    let mut source = String::new();
+    for level in 0..n {
+        source.push_str(&format!(
+            "func.func @k{level}(%m: memref<4xi32>, %i: index) attributes {{ccl.kind = \"incore\"}} {{\n\
+               %v = ccl.read %m[%i] : memref<4xi32> -> i32\n  return\n}}\n"
+        ));
+        let next = if level + 1 < n {
+            format!("func.call @w{}(%m, %i) : (memref<4xi32>, index) -> ()\n", level + 1)
+        } else {
+            String::new()
+        };
+        source.push_str(&format!(
+            "func.func @w{level}(%m: memref<4xi32>, %i: index) attributes {{ccl.kind = \"orchestration\"}} {{\n\
+               {next}func.call @k{level}(%m, %i) : (memref<4xi32>, index) -> ()\n  return\n}}\n"
+        ));
+    }
+    source.push_str(
+        "func.func @main(%m: memref<4xi32>, %i: index) attributes {ccl.kind = \"orchestration\"} {\n\
+           ccl.barrier\n  func.call @w0(%m, %i) : (memref<4xi32>, index) -> ()\n  return\n}\n",
+    );
+    let context = context();
+    let module = parse(&context, &source);
+    let model = lower_module(module.as_operation(), Bodies::All).expect("known kinds");
+    let findings = crate::verify_comm_order::analyse(&model);
+    let main = model.by_name["main"];
+    assert_eq!(findings.launch_violations.len(), n);
+    assert!(findings.launch_violations.iter().all(|v| v.caller == main && v.wrapper == Some(model.by_name["w0"])));
 }

@@ -72,21 +72,45 @@ struct InsertCommFence {
 
 impl CclPass for InsertCommFence {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        // Unknown kinds are reported first, all of them, in module order.
-        let model = lower_reporting_unknown_kinds(module, cx)?;
         let names = Interned::new(crate::ir::context_of(module));
+        // Each nested module is a program of its own, handled as if alone.
+        let mut changed = false;
+        let mut failed = false;
+        for program in crate::ir::programs(module) {
+            match self.run_on_program(program, &names, cx) {
+                Ok(inserted) => changed |= inserted,
+                Err(PassFailed) => failed = true,
+            }
+        }
+        if failed {
+            return Err(PassFailed);
+        }
+        if !changed {
+            cx.preserve_all();
+        }
+        Ok(())
+    }
+}
+
+impl InsertCommFence {
+    /// Both phases on one program; whether anything was inserted.
+    fn run_on_program(
+        &self,
+        program: OperationRef<'_, '_>,
+        names: &Interned,
+        cx: &mut PassContext<'_>,
+    ) -> Result<bool, PassFailed> {
+        // Unknown kinds are reported first, all of them, in module order.
+        let model = lower_reporting_unknown_kinds(program, cx)?;
         let kernels: Vec<_> = model.functions.iter().filter(|f| f.kind == FunctionKind::InCore).map(|f| f.op).collect();
-        let inserted = kernel::run_phase_a(&names, &kernels, cx, &self.stats);
+        let inserted = kernel::run_phase_a(names, &kernels, cx, &self.stats);
         let outcome = prologue::mark(&model);
-        let prologues = prologue::insert(&names, &model, &outcome.marked);
+        let prologues = prologue::insert(names, &model, &outcome.marked);
         self.stats.kernels_marked.add(outcome.marked.len() as u64);
         self.stats.prologues.add(prologues);
         self.stats.loops_rescanned.add(outcome.scan.rescans);
         self.stats.wrapper_publishes.add(outcome.scan.wrapper_publishes);
-        if inserted == 0 && prologues == 0 {
-            cx.preserve_all();
-        }
-        Ok(())
+        Ok(inserted > 0 || prologues > 0)
     }
 }
 

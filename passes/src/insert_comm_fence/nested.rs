@@ -66,12 +66,24 @@ impl CclPass for FindPostCollectiveKernels {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         // Only reads: MLIR keeps every analysis, and verifies nothing.
         cx.preserve_all();
-        let model = super::lower_reporting_unknown_kinds(module, cx)?;
-        let outcome = prologue::mark(&model);
-        self.stats.kernels_marked.add(outcome.marked.len() as u64);
-        self.stats.loops_rescanned.add(outcome.scan.rescans);
-        self.stats.wrapper_publishes.add(outcome.scan.wrapper_publishes);
-        let marked = outcome.marked.iter().map(|&f| model.functions[f].op).collect();
+        // Each nested module is a program of its own, scanned as if alone;
+        // the kernels of all of them are marked.
+        let mut marked = FxHashSet::default();
+        let mut failed = false;
+        for program in ir::programs(module) {
+            let Ok(model) = super::lower_reporting_unknown_kinds(program, cx) else {
+                failed = true;
+                continue;
+            };
+            let outcome = prologue::mark(&model);
+            self.stats.kernels_marked.add(outcome.marked.len() as u64);
+            self.stats.loops_rescanned.add(outcome.scan.rescans);
+            self.stats.wrapper_publishes.add(outcome.scan.wrapper_publishes);
+            marked.extend(outcome.marked.iter().map(|&f| model.functions[f].op));
+        }
+        if failed {
+            return Err(PassFailed);
+        }
         cx.cache_analysis(PostCollectiveKernels { marked });
         Ok(())
     }

@@ -51,7 +51,7 @@ pub fn mark(module: &Module) -> Marked {
     let graph = CallGraph::build(module);
     let mut marker =
         Marker { module, graph: &graph, marked: vec![false; module.functions.len()], expanded: Vec::new() };
-    let scan = scan_module(module, &graph, &mut marker);
+    let scan = scan_module(module, &mut marker);
     Marked {
         marked: (0..module.functions.len()).filter(|&f| marker.marked[f]).collect(),
         scan,

@@ -5,8 +5,9 @@
 //! reaches without one (`unprotected`).
 //!
 //! Wrappers (orchestration-like callees) resolve to the InCore functions
-//! they reach, restricted to the kernels that would fail and computed once
-//! per call-graph component, only when some kernel would fail.
+//! they reach, restricted to the kernels that would fail, after the scan:
+//! once per call-graph component of a wrapper some call launched, callees
+//! first (`CallGraph::reachable_kernels`), only when some kernel would fail.
 
 use crate::{
     comm_order::{
@@ -17,7 +18,6 @@ use crate::{
     names::FunctionKind,
 };
 use rustc_hash::FxHashSet;
-use std::rc::Rc;
 
 /// A kernel launched after a publish that reads GM before invalidating.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,27 +44,39 @@ pub struct PhaseBReport {
 
 struct Checker<'m> {
     module: &'m Module,
-    graph: &'m CallGraph,
     unprotected: &'m [Option<OpHandle>],
-    /// Per function: the failing kernels it reaches as a wrapper.
-    failing: Option<Vec<Rc<[usize]>>>,
+    /// The calls of wrappers met with the flag set, each with the publish
+    /// of the first time: resolved after the scan.
+    wrapper_launches: Vec<Launch>,
     /// The call-like ops met with the flag set, by (caller, order).
     calls: FunctionFlags,
     pairs: FxHashSet<(usize, u32, usize)>,
     violations: Vec<LaunchViolation>,
 }
 
+/// A call-like op met with the flag set.
+struct Launch {
+    caller: usize,
+    call: OpHandle,
+    call_order: u32,
+    /// The wrapper called, when the kernels are reached through one.
+    wrapper: Option<usize>,
+    publish: OpHandle,
+}
+
 impl Checker<'_> {
-    fn flag(&mut self, caller: usize, call: &Event, wrapper: Option<usize>, kernel: usize, publish: OpHandle) {
+    /// A violation when `kernel`, which `launch` launches, reads GM before
+    /// invalidating; one per (call, kernel), with the first publish found.
+    fn flag(&mut self, launch: &Launch, kernel: usize) {
         let Some(read) = self.unprotected[kernel] else { return };
-        if self.pairs.insert((caller, call.order, kernel)) {
+        if self.pairs.insert((launch.caller, launch.call_order, kernel)) {
             self.violations.push(LaunchViolation {
-                caller,
-                call: call.op,
-                call_order: call.order,
-                wrapper,
+                caller: launch.caller,
+                call: launch.call,
+                call_order: launch.call_order,
+                wrapper: launch.wrapper,
                 kernel,
-                publish,
+                publish: launch.publish,
                 read,
             });
         }
@@ -73,23 +85,15 @@ impl Checker<'_> {
 
 impl Launches for Checker<'_> {
     fn launch(&mut self, caller: usize, call: &Event, callee: Option<usize>, publish: OpHandle) {
-        self.calls.set(caller, call.order);
+        let first = self.calls.set(caller, call.order);
         let Some(callee) = callee else { return };
+        let launch = |wrapper| Launch { caller, call: call.op, call_order: call.order, wrapper, publish };
         match self.module.functions[callee].kind {
-            FunctionKind::InCore => self.flag(caller, call, None, callee, publish),
-            FunctionKind::Orchestration => {
-                if self.unprotected.iter().all(Option::is_none) {
-                    return;
-                }
-                let (module, graph, unprotected) = (self.module, self.graph, self.unprotected);
-                let failing =
-                    self.failing.get_or_insert_with(|| graph.reachable_kernels(module, |k| unprotected[k].is_some()));
-                let kernels = failing[callee].clone();
-                for &kernel in kernels.iter() {
-                    self.flag(caller, call, Some(callee), kernel, publish);
-                }
-            }
-            FunctionKind::Other => {}
+            FunctionKind::InCore => self.flag(&launch(None), callee),
+            // A call reaches the same kernels every time: the first
+            // publish is the one a violation names.
+            FunctionKind::Orchestration if first => self.wrapper_launches.push(launch(Some(callee))),
+            FunctionKind::Orchestration | FunctionKind::Other => {}
         }
     }
 }
@@ -97,17 +101,27 @@ impl Launches for Checker<'_> {
 /// `unprotected[i]` is the first unprotected GM read of function `i` (only
 /// InCore functions have one).
 pub fn check(module: &Module, unprotected: &[Option<OpHandle>]) -> PhaseBReport {
-    let graph = CallGraph::build(module);
     let mut checker = Checker {
         module,
-        graph: &graph,
         unprotected,
-        failing: None,
+        wrapper_launches: Vec::new(),
         calls: FunctionFlags::new(module, |function| function.op_count),
         pairs: FxHashSet::default(),
         violations: Vec::new(),
     };
-    let stats = scan_module(module, &graph, &mut checker);
+    let stats = scan_module(module, &mut checker);
+    let launches = std::mem::take(&mut checker.wrapper_launches);
+    if !launches.is_empty() && unprotected.iter().any(Option::is_some) {
+        let graph = CallGraph::build(module);
+        let wrappers: Vec<usize> = launches.iter().filter_map(|launch| launch.wrapper).collect();
+        let failing = graph.reachable_kernels(module, &wrappers, |k| unprotected[k].is_some());
+        for launch in launches {
+            let kernels = launch.wrapper.and_then(|wrapper| failing[wrapper].clone());
+            for &kernel in kernels.iter().flat_map(|kernels| kernels.iter()) {
+                checker.flag(&launch, kernel);
+            }
+        }
+    }
     let mut violations = checker.violations;
     violations.sort_by_key(|v| (v.caller, v.call_order, v.kernel));
     PhaseBReport { violations, scan_targets: stats.scan_targets, launches_checked: checker.calls.count() }

@@ -152,26 +152,35 @@ impl CclPass for VerifyCommOrder {
     fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         // A checker: it never changes the IR.
         cx.preserve_all();
-        let checked = check(op, cx);
-        let (module, findings) = match checked {
-            Ok(checked) => checked,
-            Err(bad) => {
-                for kind in bad {
-                    cx.report(Report::error(loc(kind.op), kind.message));
+        // Each nested module is a program of its own, checked as if alone;
+        // `max-errors` bounds the violations shown over all of them.
+        let mut total = 0;
+        let mut shown = 0;
+        let mut failed = false;
+        for program in crate::ir::programs(op) {
+            let (module, findings) = match check(program, cx) {
+                Ok(checked) => checked,
+                Err(bad) => {
+                    for kind in bad {
+                        cx.report(Report::error(loc(kind.op), kind.message));
+                    }
+                    failed = true;
+                    continue;
                 }
-                return Err(PassFailed);
+            };
+            let stats = &self.stats;
+            stats.kernels.add(findings.kernels_checked);
+            stats.scan_targets.add(findings.scan_targets);
+            stats.launches.add(findings.launches_checked);
+            stats.delta_walks.add(findings.delta_walks);
+            let count = findings.violation_count();
+            stats.violations.add(count as u64);
+            let limit = if self.max_errors == 0 { count } else { count.min(self.max_errors - shown) };
+            for report in reports(&module, &findings, limit) {
+                cx.report(report);
             }
-        };
-        let stats = &self.stats;
-        stats.kernels.add(findings.kernels_checked);
-        stats.scan_targets.add(findings.scan_targets);
-        stats.launches.add(findings.launches_checked);
-        stats.delta_walks.add(findings.delta_walks);
-        let total = findings.violation_count();
-        stats.violations.add(total as u64);
-        let shown = if self.max_errors == 0 { total } else { total.min(self.max_errors) };
-        for report in reports(&module, &findings, shown) {
-            cx.report(report);
+            total += count;
+            shown += limit;
         }
         if shown < total {
             cx.report(Report::error_at(
@@ -183,7 +192,7 @@ impl CclPass for VerifyCommOrder {
                 ),
             ));
         }
-        if total > 0 {
+        if failed || total > 0 {
             Err(PassFailed)
         } else {
             Ok(())

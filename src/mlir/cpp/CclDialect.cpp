@@ -1,9 +1,12 @@
 //===- CclDialect.cpp - the ccl dialect's definitions ---------------------===//
 //
 // Glue only: the generated definitions, and the dialect's initialize() that
-// adds the generated ops and attributes. Every op, verifier, parser and
-// printer comes from src/dialect/Ccl.td, but for one custom directive
-// (ccl.cacheinvalid's optional target) defined here.
+// adds the generated ops and attributes. Every op, parser and printer comes
+// from src/dialect/Ccl.td, but for one custom directive (ccl.cacheinvalid's
+// optional target) defined here; so do the verifiers, but for the checks
+// ODS cannot state, written here as the hooks it declares: index counts
+// and element types against a buffer's type, ccl.submit's callee (a symbol
+// use, checked with the symbol table) and the discardable ccl.launch_width.
 //
 //===----------------------------------------------------------------------===//
 #include "CclDialect.h"
@@ -84,6 +87,64 @@ static void printCacheInvalidTarget(OpAsmPrinter &printer, Operation *, Value ta
 
 #define GET_OP_CLASSES
 #include "CclOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+/// One index per dimension of `buffer` when it is ranked (an unranked
+/// memref takes any number).
+static LogicalResult verifyIndexCount(Operation *op, Value buffer, StringRef name, size_t count) {
+  auto ranked = llvm::dyn_cast<MemRefType>(buffer.getType());
+  if (!ranked || static_cast<int64_t>(count) == ranked.getRank())
+    return success();
+  return op->emitOpError() << "expects " << ranked.getRank() << (ranked.getRank() == 1 ? " index" : " indices")
+                           << ", one per dimension of " << name << " (" << ranked << "), but got " << count;
+}
+
+/// `type` is the element type of `buffer`.
+static LogicalResult verifyElementType(Operation *op, Value buffer, StringRef name, Type type, StringRef what) {
+  Type element = llvm::cast<BaseMemRefType>(buffer.getType()).getElementType();
+  if (type == element)
+    return success();
+  return op->emitOpError() << what << " type " << type << " must be the element type of " << name << ", "
+                           << element;
+}
+
+LogicalResult TileStoreOp::verify() { return verifyIndexCount(*this, getDst(), "dst", getIndices().size()); }
+
+LogicalResult TileLoadOp::verify() { return verifyIndexCount(*this, getSrc(), "src", getIndices().size()); }
+
+LogicalResult TensorWriteOp::verify() { return verifyIndexCount(*this, getDst(), "dst", getIndices().size()); }
+
+LogicalResult ReadOp::verify() {
+  if (failed(verifyIndexCount(*this, getSrc(), "src", getIndices().size())))
+    return failure();
+  return verifyElementType(*this, getSrc(), "src", getScalar().getType(), "result");
+}
+
+LogicalResult SubmitOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FlatSymbolRefAttr callee = getCalleeAttr();
+  Operation *target = symbolTable.lookupNearestSymbolFrom(*this, callee);
+  if (!target)
+    return emitOpError() << callee << " does not reference a symbol";
+  if (!llvm::isa<FunctionOpInterface>(target)) {
+    InFlightDiagnostic diagnostic = emitOpError() << callee << " does not reference a function";
+    diagnostic.attachNote(target->getLoc()) << "the symbol it references";
+    return diagnostic;
+  }
+  return success();
+}
+
+LogicalResult CclDialect::verifyOperationAttribute(Operation *op, NamedAttribute attribute) {
+  if (attribute.getName() != "ccl.launch_width")
+    return success();
+  auto width = llvm::dyn_cast<IntegerAttr>(attribute.getValue());
+  if (width && llvm::isa<IntegerType, IndexType>(width.getType()) && width.getValue().isStrictlyPositive())
+    return success();
+  return op->emitOpError() << "attribute 'ccl.launch_width' must be a positive integer, but got "
+                           << attribute.getValue();
+}
 
 void CclDialect::initialize() {
   addAttributes<

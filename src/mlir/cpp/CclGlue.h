@@ -87,6 +87,11 @@ void cclPassCacheAnalysis(void *pass, void *value, void (*drop)(void *value));
 /// `pass` runs on, if it is still valid; null otherwise.
 const void *cclPassCachedParentAnalysis(void *pass);
 
+/// Runs `pipeline` (`builtin.module(...)`) on `op`, the op the running Rust
+/// `pass` runs on or one nested in it (MLIR's dynamic pipelines); failure
+/// when the pipeline does not parse (an error at `op`) or a pass fails.
+MlirLogicalResult cclPassRunPipeline(void *pass, MlirStringRef pipeline, MlirOperation op);
+
 /// A named pipeline with options, registered like a pass pipeline: `build`
 /// gets the option values and writes the pipeline's elements (comma
 /// separated, no anchor) into the buffer of `write`.
@@ -166,6 +171,12 @@ typedef struct {
 /// Registers `path` to be removed if the process dies of a signal (LLVM's
 /// handler, as for mlir-opt's own output), or forgets it again.
 void cclRemoveFileOnSignal(MlirStringRef path, bool remove);
+
+/// Installs LLVM's signal handlers as llvm::InitLLVM does first (SIGPIPE
+/// ending the run with LLVM's one-shot exit included), so that they are in
+/// place before a tool main runs and can be wrapped (src/mlir/crash.rs).
+/// InitLLVM in the main later finds them installed and adds its callbacks.
+void cclRegisterSignalHandlers(void);
 
 /// mlir-opt's main with the ccl dialect and the Rust passes; returns the
 /// exit code.

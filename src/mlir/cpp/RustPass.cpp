@@ -216,6 +216,18 @@ public:
     return cached ? cached->get().value : nullptr;
   }
 
+  /// Runs the pipeline `text` (anchored: `builtin.module(...)`) on `op`,
+  /// the op this pass runs on or one nested in it, as MLIR's dynamic
+  /// pipelines do: with this pass manager's instrumentation and verifier.
+  LogicalResult runNestedPipeline(StringRef text, Operation *op) {
+    std::string errors;
+    llvm::raw_string_ostream stream(errors);
+    FailureOr<OpPassManager> pipeline = parsePassPipeline(text, stream);
+    if (failed(pipeline))
+      return emitError(op->getLoc()) << "cannot build the pipeline '" << text << "': " << errors;
+    return runPipeline(*pipeline, op);
+  }
+
   std::unique_ptr<Pass> clonePass() const override {
     // MLIR copies the option values into the clone after this.
     return std::make_unique<RustPass>(info, callbacks, callbacks->share_statistics(statistics));
@@ -275,6 +287,10 @@ extern "C" void cclPassCacheAnalysis(void *pass, void *value, void (*drop)(void 
 
 extern "C" const void *cclPassCachedParentAnalysis(void *pass) {
   return static_cast<RustPass *>(pass)->cachedParentAnalysis();
+}
+
+extern "C" MlirLogicalResult cclPassRunPipeline(void *pass, MlirStringRef pipeline, MlirOperation op) {
+  return wrap(static_cast<RustPass *>(pass)->runNestedPipeline(unwrap(pipeline), unwrap(op)));
 }
 
 extern "C" void cclRegisterRustPipeline(const CclPipelineInfo *info) {

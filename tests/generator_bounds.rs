@@ -1,0 +1,164 @@
+//! `ccl-gen` at the edges of what it accepts: every program it prints, for
+//! seeds and flag values at their extremes, parses and verifies under
+//! ccl-opt; every value past a bound (2^64 - 1 included) and every
+//! malformed argument (non-UTF-8 included) is one error line naming the flag
+//! and the bound, exit status 1, nothing on stdout; and generation keeps no
+//! stack per nesting level.
+
+use cclir::generator::{self, protocol::MAX_BLOCKS, Config, MAX_DEPTH, MAX_FUNCTIONS, MAX_OPS};
+use std::{
+    ffi::OsString,
+    os::unix::ffi::OsStringExt,
+    process::{Command, Output, Stdio},
+};
+
+fn ccl_gen(args: &[OsString]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ccl-gen")).args(args).output().expect("ccl-gen runs")
+}
+
+fn strings(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
+}
+
+/// ccl-opt parses, verifies and prints `program` (exit 0, no diagnostics).
+fn assert_accepted(program: &[u8], what: &str) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ccl-opt"))
+        .args(["-", "--mlir-disable-threading", "-o", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ccl-opt runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let program = program.to_vec();
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &program));
+    let output = child.wait_with_output().expect("ccl-opt ends");
+    writer.join().expect("writer").expect("ccl-opt reads its input");
+    assert!(
+        output.status.success(),
+        "ccl-gen {what}: ccl-opt rejects the program:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn generated(args: &[&str]) -> Vec<u8> {
+    let output = ccl_gen(&strings(args));
+    assert!(output.status.success(), "ccl-gen {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.stderr.is_empty(), "ccl-gen {args:?} wrote to stderr");
+    output.stdout
+}
+
+#[test]
+fn programs_at_flag_extremes_are_accepted_by_ccl_opt() {
+    let max_depth = MAX_DEPTH.to_string();
+    let max_functions = MAX_FUNCTIONS.to_string();
+    let max_seed = u64::MAX.to_string();
+    let mut cases: Vec<Vec<&str>> = Vec::new();
+    // Seeds at both ends, with the smallest and ordinary sizes and depths.
+    for seed in ["0", "1", max_seed.as_str()] {
+        for shape in [
+            &["--ops", "0"][..],
+            &["--ops", "1", "--functions", "1"],
+            &["--ops", "300", "--depth", "0"],
+            &["--ops", "300", "--depth", "7", "--functions", "1"],
+            &["--ops", "2000", "--depth", "12", "--functions", "30"],
+        ] {
+            let mut args = vec!["--seed", seed];
+            args.extend_from_slice(shape);
+            cases.push(args);
+        }
+        cases.push(vec!["--exchange", seed]);
+    }
+    // The deepest nest and the most functions it prints.
+    cases.push(vec!["--seed", "3", "--ops", "0", "--depth", &max_depth, "--functions", "1"]);
+    cases.push(vec!["--seed", "4", "--ops", "0", "--depth", "2", "--functions", &max_functions]);
+    // The protocol program at the bounds of its shapes: the smallest; the
+    // widest B with the most calls; the most rows (P x ROWS just below
+    // 2^63 - 1); P x B exactly 2^63 - 1 (21870289 x 421730688463).
+    cases.push(vec!["--all-to-all-v", "1,1,1,1"]);
+    cases.push(vec!["--all-to-all-v", "2147483647,2147483647,1,9223372036854775807"]);
+    cases.push(vec!["--all-to-all-v", "1,1,9223372036854775806"]);
+    cases.push(vec!["--all-to-all-v", "421730688463,21870289"]);
+    for args in &cases {
+        assert_accepted(&generated(args), &format!("{args:?}"));
+    }
+}
+
+#[test]
+fn values_past_a_bound_are_errors_naming_the_flag_and_the_bound() {
+    let max = u64::MAX.to_string();
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        // The cases: a stack overflow and panics before.
+        (vec!["--depth", "10000"], format!("invalid value '10000' for --depth: must be at most {MAX_DEPTH}")),
+        (vec!["--ops", &max], format!("invalid value '{max}' for --ops: must be at most {MAX_OPS}")),
+        (vec!["--functions", &max], format!("invalid value '{max}' for --functions: must be at most {MAX_FUNCTIONS}")),
+        (vec!["--depth", &max], format!("invalid value '{max}' for --depth: must be at most {MAX_DEPTH}")),
+        (
+            vec!["--all-to-all-v", "18446744073709551615,2"],
+            "invalid value '18446744073709551615,2' for --all-to-all-v: P x ROWS must be below 9223372036854775807"
+                .to_string(),
+        ),
+        (
+            vec!["--all-to-all-v", "2,18446744073709551615"],
+            format!("invalid value '2,18446744073709551615' for --all-to-all-v: B must be at most {MAX_BLOCKS}"),
+        ),
+        (
+            vec!["--all-to-all-v", "4294967300,2147483647"],
+            "for --all-to-all-v: P x B must be at most 9223372036854775807".to_string(),
+        ),
+        (
+            vec!["--all-to-all-v", "2,2,1,9223372036854775808"],
+            "for --all-to-all-v: CALLS must be at most 9223372036854775807".to_string(),
+        ),
+        (vec!["--all-to-all-v", "2,0"], "for --all-to-all-v: every value must be at least 1".to_string()),
+        (vec!["--all-to-all-v", "2"], "for --all-to-all-v: expected P,B[,ROWS[,CALLS]]".to_string()),
+        (vec!["--functions", "0"], "invalid value '0' for --functions: must be at least 1".to_string()),
+        (vec!["--ops", "-1"], "invalid value '-1' for --ops: expected a non-negative integer".to_string()),
+        (vec!["--seed", "18446744073709551616"], format!("for --seed: must be at most {max}")),
+        (vec!["--exchange", "x"], "invalid value 'x' for --exchange: expected a non-negative integer".to_string()),
+        (vec!["--ops"], "missing value for --ops".to_string()),
+        (vec!["--bogus"], "unknown option '--bogus'".to_string()),
+        (vec!["--seed", "1", "--seed", "2"], "--seed given more than once".to_string()),
+        (vec!["--seed", "1", "--all-to-all-v", "2,2"], "cannot be used with".to_string()),
+    ];
+    for (args, expected) in cases {
+        assert_error(&strings(&args), &expected);
+    }
+}
+
+#[test]
+fn a_non_utf8_argument_is_an_error() {
+    let bad = OsString::from_vec(b"\xff".to_vec());
+    assert_error(&[OsString::from("--seed"), bad.clone()], "not valid UTF-8");
+    assert_error(&[OsString::from("--exchange"), bad.clone()], "not valid UTF-8");
+    assert_error(&[bad], "unknown option");
+}
+
+/// One line `ccl-gen: ...` containing `expected`, then the usage; exit 1;
+/// nothing on stdout.
+fn assert_error(args: &[OsString], expected: &str) {
+    let output = ccl_gen(args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "ccl-gen {args:?}: {stderr}");
+    assert!(output.stdout.is_empty(), "ccl-gen {args:?} printed a program");
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(first.starts_with("ccl-gen: ") && first.contains(expected), "ccl-gen {args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "ccl-gen {args:?}: {stderr}");
+}
+
+#[test]
+fn generation_keeps_no_stack_per_nesting_level() {
+    // The deepest nest on a thread with a 128 KiB stack: a recursive
+    // generator needed over a kilobyte per level (a debug build overflowed
+    // 8 MiB at 6,000 levels). (The text itself grows with the square of the
+    // depth, by its indentation.)
+    let depth = MAX_DEPTH as usize;
+    let text = std::thread::Builder::new()
+        .stack_size(128 << 10)
+        .spawn(move || generator::generate(&Config { seed: 5, ops: 0, depth, functions: Some(1) }))
+        .expect("thread")
+        .join()
+        .expect("generation ends");
+    let deepest = text.lines().map(|line| line.len() - line.trim_start().len()).max().unwrap_or(0);
+    assert!(deepest / 2 >= depth, "deepest indentation {deepest}");
+}
