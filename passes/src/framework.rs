@@ -35,10 +35,11 @@ pub enum OptionKind {
         min: i64,
     },
     /// One of `choices`, named in pipelines (`placement=minimal`); its
-    /// value is the index of the choice.
+    /// value is the index of the choice. `helps` says what each means.
     Choice {
         default: usize,
         choices: &'static [&'static str],
+        helps: &'static [&'static str],
     },
 }
 
@@ -103,7 +104,7 @@ impl OptionValues<'_> {
     /// The name of the chosen value of choice option `index` of `specs`.
     pub fn choice(&self, index: usize, specs: &[OptionSpec]) -> &'static str {
         match specs[index].kind {
-            OptionKind::Choice { choices, default } => {
+            OptionKind::Choice { choices, default, .. } => {
                 choices.get(self.0[index] as usize).copied().unwrap_or(choices[default])
             }
             _ => panic!("option {} is not a choice", specs[index].name),
@@ -150,7 +151,7 @@ pub fn check_options(owner: &str, specs: &[OptionSpec], values: OptionValues<'_>
 ///     pub struct AdmitOptions {
 ///         max_blocks: int("max-blocks", "Reject a launch width above N (0: no limit)", default = 0, min = 0),
 ///         lower_dynamic: bool("lower-dynamic", "Expand dynamic cal ops into arith", default = false),
-///         placement: choice("placement", "Where markers go", choices = ["rules", "minimal"], default = "rules"),
+///         placement: choice("placement", "Where markers go", choices = ["rules" => "...", "minimal" => "..."], default = "rules"),
 ///     }
 /// }
 /// ```
@@ -161,10 +162,11 @@ macro_rules! pass_options {
     (@ty choice) => { &'static str };
     (@kind int, $default:expr, $min:expr, []) => { $crate::framework::OptionKind::Int { default: $default, min: $min } };
     (@kind bool, $default:expr, $min:expr, []) => { $crate::framework::OptionKind::Bool { default: $default } };
-    (@kind choice, $default:expr, $min:expr, [$($choice:literal),*]) => {
+    (@kind choice, $default:expr, $min:expr, [$($choice:literal => $choice_help:literal),*]) => {
         $crate::framework::OptionKind::Choice {
             default: $crate::framework::choice_index(&[$($choice),*], $default),
             choices: &[$($choice),*],
+            helps: &[$($choice_help),*],
         }
     };
     (@get int, $values:expr, $index:expr) => { $values.int($index) };
@@ -173,7 +175,7 @@ macro_rules! pass_options {
     (
         $(#[$meta:meta])*
         $vis:vis struct $name:ident {
-            $( $field:ident : $kind:ident ( $arg:literal, $help:literal $(, choices = [$($choice:literal),* $(,)?])?, default = $default:expr $(, min = $min:expr)? ) ),* $(,)?
+            $( $field:ident : $kind:ident ( $arg:literal, $help:literal $(, choices = [$($choice:literal => $choice_help:literal),* $(,)?])?, default = $default:expr $(, min = $min:expr)? ) ),* $(,)?
         }
     ) => {
         $(#[$meta])*
@@ -188,7 +190,7 @@ macro_rules! pass_options {
                 $( $crate::framework::OptionSpec {
                     name: $arg,
                     help: $help,
-                    kind: $crate::pass_options!(@kind $kind, $default, 0 $(+ $min)?, [$($($choice),*)?]),
+                    kind: $crate::pass_options!(@kind $kind, $default, 0 $(+ $min)?, [$($($choice => $choice_help),*)?]),
                 }, )*
             ];
 

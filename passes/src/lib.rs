@@ -56,7 +56,10 @@ pass_options! {
     pub struct PipelineOptions {
         max_blocks: int("max-blocks", "Forwarded to ccl-admit-launch-width: reject an admitted launch width above N (0: no limit)", default = 0, min = 0),
         lower_collectives: bool("lower-collectives", "Lower each ccl.all_to_all_v to its kernel (ccl-lower-all-to-all-v) between admission and insertion", default = false),
-        placement: choice("placement", "Where the markers go: 'rules' (right after each publish and wait, as ccl-insert-comm-fence places them) or 'minimal' (then moved by ccl-sink-comm-markers to where they are needed)", choices = ["rules", "minimal"], default = "rules"),
+        placement: choice("placement", "Where the markers go", choices = [
+            "rules" => "right after each publish and wait, as ccl-insert-comm-fence places them",
+            "minimal" => "placed by those rules, then moved by ccl-sink-comm-markers to where they are needed",
+        ], default = "rules"),
     }
 }
 

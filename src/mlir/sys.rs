@@ -15,8 +15,10 @@ pub struct CclOptionInfo {
     /// `CCL_OPTION_INT`, `CCL_OPTION_BOOL` or `CCL_OPTION_CHOICE`.
     pub kind: c_int,
     pub default_value: i64,
-    /// The names of a choice option's values (null for the other kinds).
+    /// The names of a choice option's values and what each means (null
+    /// for the other kinds).
     pub choices: *const *const c_char,
+    pub choice_helps: *const *const c_char,
     pub num_choices: usize,
 }
 

@@ -71,7 +71,7 @@ struct DynamicOptions {
         auto option = std::make_unique<Option<Choice>>(parent, info.name, llvm::cl::desc(info.description),
                                                        llvm::cl::init(Choice(info.default_value)));
         for (size_t c = 0; c < info.num_choices; ++c)
-          option->getParser().addLiteralOption(info.choices[c], Choice(c), info.choices[c]);
+          option->getParser().addLiteralOption(info.choices[c], Choice(c), info.choice_helps[c]);
         choices.push_back(std::move(option));
       } else {
         slots.emplace_back(info.kind, ints.size());
