@@ -84,9 +84,10 @@ def verify(pan, timeout, max_memory, hash_bits):
     elif "max search depth too small" in text:
         result.update(outcome="depth limit", states=None)
     elif violated:
-        # The watchdog's assertion names the hosts' launch counts: a deadlock.
-        result.update(outcome="deadlock" if "launched" in violated.group(1) else "race",
-                      assertion=violated.group(1))
+        # The assertion names what it found: race_..., deadlock or model_bound.
+        found = violated.group(1)
+        outcome = "race" if "race_" in found else "deadlock" if "deadlock" in found else "model bound exceeded"
+        result.update(outcome=outcome, assertion=found)
     elif "invalid end state" in text and ERRORS.search(text) and ERRORS.search(text).group(1) != "0":
         result.update(outcome="deadlock")
     elif code == 0 and ERRORS.search(text) and ERRORS.search(text).group(1) == "0":

@@ -152,6 +152,17 @@ byte elem_k[NSLOT];
 byte lo[NSLOT];
 byte hi[NSLOT];
 
+/* What an assertion found (named so that Spin's report says it), not part of the state:
+ * race (a) of the spec, a stale read; race (b), an access of one block unordered with an
+ * earlier access of another to the same element, one of them a write; a deadlock. */
+hidden byte race_stale_read;
+hidden byte race_read_unordered_with_write;
+hidden byte race_write_unordered_with_read;
+hidden byte race_write_unordered_with_write;
+hidden byte deadlock;
+/* A bound of the encoding exceeded (not a race: the model must grow; the protocol never does). */
+hidden byte model_bound;
+
 /* Scratch of the d_steps, not part of the state. */
 hidden byte tmp_j;
 hidden byte tmp_n;
@@ -187,8 +198,10 @@ hidden byte tmp_progress;
     fi; \
     if \
     :: w_version[e] != 0 -> \
-        assert(ORDERED(s, w_thread[e], w_epoch[e]));    /* race (b): unordered accesses */ \
-        assert(tmp_v == w_version[e])                       /* race (a): a stale read */ \
+        race_read_unordered_with_write = !ORDERED(s, w_thread[e], w_epoch[e]); \
+        assert(!race_read_unordered_with_write);        /* race (b) */ \
+        race_stale_read = (tmp_v != w_version[e]); \
+        assert(!race_stale_read)                        /* race (a) */ \
     :: else \
     fi; \
     r_epoch[(e) * T + ME(s)] = clock[ME(s) * T + ME(s)]
@@ -196,13 +209,16 @@ hidden byte tmp_progress;
 /* A write by slot s to element e, checked against the last write and every read since. */
 #define CHECK_WRITE(s, e) \
     if \
-    :: w_version[e] != 0 -> assert(ORDERED(s, w_thread[e], w_epoch[e]))  /* race (b) */ \
+    :: w_version[e] != 0 -> \
+        race_write_unordered_with_write = !ORDERED(s, w_thread[e], w_epoch[e]); \
+        assert(!race_write_unordered_with_write)        /* race (b) */ \
     :: else \
     fi; \
     for (tmp_j : 0 .. T - 1) { \
         if \
         :: r_epoch[(e) * T + tmp_j] != 0 -> \
-            assert(ORDERED(s, tmp_j, r_epoch[(e) * T + tmp_j]));                   /* race (b) */ \
+            race_write_unordered_with_read = !ORDERED(s, tmp_j, r_epoch[(e) * T + tmp_j]); \
+            assert(!race_write_unordered_with_read);    /* race (b) */ \
             r_epoch[(e) * T + tmp_j] = 0 \
         :: else \
         fi \
@@ -220,12 +236,12 @@ hidden byte tmp_progress;
 #define NEW_UNIT(s) \
     if \
     :: !(units[s] & 1) -> tmp_tag = 1 \
-    :: else -> if :: !(units[s] & 2) -> tmp_tag = 2 :: else -> assert(!(units[s] & 4)); tmp_tag = 3 fi \
+    :: else -> if :: !(units[s] & 2) -> tmp_tag = 2 :: else -> model_bound = units[s] >> 2; assert(!model_bound); tmp_tag = 3 fi \
     fi
 
 /* Slot s's write of element e, version ver, joins unit tag. */
 #define ENQUEUE(s, e, ver) \
-    assert(inflight[(s) * NLOC + (e)] == 0);   /* model bound: one write a slot and element */ \
+    model_bound = inflight[(s) * NLOC + (e)]; assert(!model_bound);  /* one write a slot and element */ \
     inflight[(s) * NLOC + (e)] = (tmp_tag << 6) | (ver); \
     in_flight_to[e]++; \
     units[s] = units[s] | (1 << (tmp_tag - 1))
@@ -483,5 +499,5 @@ end:
 active proctype Watchdog()
 {
 end:
-    timeout -> assert(FINISHED)     /* a deadlock */
+    atomic { timeout -> deadlock = !FINISHED; assert(!deadlock) }
 }
