@@ -46,9 +46,9 @@ ERRORS = re.compile(r"errors: (\d+)")
 VIOLATED = re.compile(r"pan:\d+: (assertion violated .*?) \(at depth")
 
 
-def compile_pan(directory, flags):
+def compile_pan(directory, flags, optimize="-O2"):
     pan = os.path.join(directory, "pan")
-    subprocess.run(["gcc", "-O2", "-DSAFETY", *flags, "-o", pan, "pan.c"], cwd=directory, check=True,
+    subprocess.run(["gcc", optimize, "-DSAFETY", *flags, "-o", pan, "pan.c"], cwd=directory, check=True,
                    capture_output=True)
     return pan
 
@@ -58,7 +58,7 @@ def build_pan(directory, p, b, late, compression, max_memory):
     subprocess.run(["spin", "-a", f"-DP={p}", f"-DB={b}", f"-DLATE={int(late)}", MODEL], cwd=directory,
                    check=True, capture_output=True)
     # The state vector's size, from a first verifier stopped at depth 1.
-    probe = subprocess.run([compile_pan(directory, ["-DVECTORSZ=65536"]), "-m1"], cwd=directory,
+    probe = subprocess.run([compile_pan(directory, ["-DVECTORSZ=65536"], "-O0"), "-m1"], cwd=directory,
                            capture_output=True, text=True).stdout
     vector = int(VECTOR.search(probe).group(1))
     flags = COMPRESSION[compression]

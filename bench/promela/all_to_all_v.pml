@@ -346,6 +346,13 @@ hidden byte tmp_progress;
         for (tmp_n : lo[s] .. hi[s] - 1) { \
             GM_READ(s, SEND(RANK(s), peer_q[s] * MR + tmp_n)); \
             CHECK_WRITE(s, RECV(peer_q[s], RANK(s) * MR + tmp_n)); \
+            /* the slot's own line of the element, if any, is older: it goes */ \
+            if \
+            :: line[(s) * NLOC + RECV(peer_q[s], RANK(s) * MR + tmp_n)] & DIRTY -> \
+                dirty_lines[RECV(peer_q[s], RANK(s) * MR + tmp_n)]-- \
+            :: else \
+            fi; \
+            line[(s) * NLOC + RECV(peer_q[s], RANK(s) * MR + tmp_n)] = 0; \
             ENQUEUE(s, RECV(peer_q[s], RANK(s) * MR + tmp_n), w_version[RECV(peer_q[s], RANK(s) * MR + tmp_n)]) \
         }; \
         pc[s] = OP_PUT_FENCE \
