@@ -1,6 +1,6 @@
 /*
  * The lowered all_to_all_v under the execution model of SEMANTICS.md, for Spin: the peer
- * of ccl-sim in bench/sim_bench.py --spin. README.md beside this file maps it to the spec.
+ * of ccl-sim in bench/spin_bench.py. README.md beside this file maps it to the spec.
  *
  * It is the program
  *     ccl-gen --all-to-all-v P,B | ccl-opt - -p 'builtin.module(ccl-pipeline{lower-collectives=true})'
@@ -500,8 +500,10 @@ end:
 #define FINISHED_REST && launched[1] > 2 * CALLS
 #elif P == 3
 #define FINISHED_REST && launched[1] > 2 * CALLS && launched[2] > 2 * CALLS
-#else
+#elif P == 4
 #define FINISHED_REST && launched[1] > 2 * CALLS && launched[2] > 2 * CALLS && launched[3] > 2 * CALLS
+#else
+#error "the watchdog lists the hosts of up to 4 ranks"
 #endif
 active proctype Watchdog()
 {
