@@ -20,8 +20,6 @@
 #[forbid(unsafe_code)]
 pub mod diagnostics;
 #[forbid(unsafe_code)]
-pub mod dialect;
-#[forbid(unsafe_code)]
 pub mod fuzzing;
 #[forbid(unsafe_code)]
 pub mod generator;
@@ -41,6 +39,7 @@ pub mod statistics;
 #[forbid(unsafe_code)]
 pub mod suggest;
 
+pub use cclir_dialect as dialect;
 pub use cclir_passes as passes;
 pub use diagnostics::{Diagnostic, Severity, SourceLoc};
 pub use mlir::{bridge::register_pass, ir::PrintOptions};

@@ -8,7 +8,7 @@ use std::path::Path;
 #[test]
 fn dialect_reference_is_the_generated_one() {
     let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/dialect/ccl.md");
-    let generated = cclir::dialect::GENERATED_REFERENCE;
+    let generated = cclir::dialect::context::GENERATED_REFERENCE;
     if std::env::var_os("CCLIR_BLESS").is_some() {
         std::fs::write(&committed, generated).expect("write docs/dialect/ccl.md");
     }

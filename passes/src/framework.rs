@@ -310,13 +310,7 @@ macro_rules! pass_statistics {
 // What a pass reports
 // ---------------------------------------------------------------------------
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Severity {
-    Error,
-    Warning,
-    Note,
-    Remark,
-}
+pub use cclir_dialect::diagnostics::Severity;
 
 /// A diagnostic a pass emits: at an MLIR location (so MLIR renders it with
 /// the source line, and `--verify-diagnostics` matches it), with notes.

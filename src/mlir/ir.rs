@@ -8,82 +8,19 @@ use super::{
     strings::{append_to_vec, byte_ref, bytes, owned, string_ref},
     sys,
 };
-use crate::diagnostics::{Diagnostic, DiagnosticSink, Severity, SourceLoc};
+use crate::diagnostics::{Diagnostic, DiagnosticSink, Severity};
 use cclir_passes::framework::Counters;
 use melior::{
-    dialect::{DialectHandle, DialectRegistry},
     ir::{operation::OperationLike, Operation, OperationRef},
     pass::PassManager,
-    utility::register_all_dialects,
     Context,
 };
 use mlir_sys::*;
 use std::{ffi::c_void, io::Write};
 
-/// The ccl dialect's handle, for registries and contexts.
-pub fn ccl_dialect_handle() -> DialectHandle {
-    unsafe { DialectHandle::from_raw(sys::mlirGetDialectHandle__ccl__()) }
-}
-
-/// A registry with every upstream dialect (and extension) and ccl.
-pub fn registry() -> DialectRegistry {
-    let registry = DialectRegistry::new();
-    register_all_dialects(&registry);
-    ccl_dialect_handle().insert_dialect(&registry);
-    registry
-}
-
 // ---------------------------------------------------------------------------
 // Diagnostics
 // ---------------------------------------------------------------------------
-
-unsafe fn source_loc(loc: MlirLocation) -> SourceLoc {
-    if loc.ptr.is_null() {
-        return SourceLoc::Unknown;
-    }
-    if mlirLocationIsAFileLineColRange(loc) {
-        return SourceLoc::File {
-            file: owned(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc))),
-            line: mlirLocationFileLineColRangeGetStartLine(loc).max(0) as u32,
-            col: mlirLocationFileLineColRangeGetStartColumn(loc).max(0) as u32,
-        };
-    }
-    if mlirLocationIsAName(loc) {
-        return source_loc(mlirLocationNameGetChildLoc(loc));
-    }
-    if mlirLocationIsACallSite(loc) {
-        return source_loc(mlirLocationCallSiteGetCaller(loc));
-    }
-    if mlirLocationIsAFused(loc) {
-        let count = mlirLocationFusedGetNumLocations(loc);
-        let mut locations = vec![MlirLocation { ptr: std::ptr::null() }; count as usize];
-        mlirLocationFusedGetLocations(loc, locations.as_mut_ptr());
-        return locations
-            .into_iter()
-            .map(|l| source_loc(l))
-            .find(|l| *l != SourceLoc::Unknown)
-            .unwrap_or(SourceLoc::Unknown);
-    }
-    SourceLoc::Unknown
-}
-
-/// The source position of `location` (the first file position inside name,
-/// call-site and fused locations), for tools that report on ops themselves.
-pub fn source_loc_of(location: melior::ir::Location<'_>) -> SourceLoc {
-    unsafe { source_loc(location.to_raw()) }
-}
-
-/// The name of a name location (`loc("ccl-lower-all-to-all-v.snapshot"(...))`
-/// names the protocol step an op belongs to); `None` for other locations.
-pub fn location_name(location: melior::ir::Location<'_>) -> Option<String> {
-    unsafe {
-        let raw = location.to_raw();
-        if raw.ptr.is_null() || !mlirLocationIsAName(raw) {
-            return None;
-        }
-        Some(owned(mlirIdentifierStr(mlirLocationNameGetName(raw))))
-    }
-}
 
 unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnostic {
     #[allow(non_upper_case_globals)]
@@ -100,7 +37,9 @@ unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnostic {
         .collect();
     Diagnostic {
         severity,
-        loc: source_loc(mlirDiagnosticGetLocation(diagnostic)),
+        loc: cclir_dialect::ffi::locations::source_loc_of(melior::ir::Location::from_raw(mlirDiagnosticGetLocation(
+            diagnostic,
+        ))),
         message: String::from_utf8_lossy(&message).into_owned(),
         notes,
     }

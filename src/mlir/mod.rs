@@ -16,6 +16,6 @@ pub mod bridge;
 pub mod crash;
 pub mod ir;
 pub mod stack;
-pub mod strings;
-pub mod sys;
 pub mod tools;
+
+pub use cclir_dialect::ffi::{strings, sys};

@@ -33,9 +33,9 @@ mod tests;
 use crate::{
     comm_order::model::{self, Bodies, Module},
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
-    names::{FunctionKind, Interned},
     pass_statistics,
 };
+use cclir_dialect::names::{FunctionKind, Interned};
 use melior::ir::OperationRef;
 
 pass_statistics! {
@@ -102,10 +102,11 @@ impl InsertCommFence {
     ) -> Result<bool, PassFailed> {
         // Unknown kinds are reported first, all of them, in module order.
         let model = lower_reporting_unknown_kinds(program, cx)?;
-        let kernels: Vec<_> = model.functions.iter().filter(|f| f.kind == FunctionKind::InCore).map(|f| f.op).collect();
-        let inserted = kernel::run_phase_a(names, &kernels, cx, &self.stats);
+        let functions = model::function_ops(program, names);
+        let kernels = model.functions.iter().zip(&functions).filter(|(f, _)| f.kind == FunctionKind::InCore);
+        let inserted = kernel::run_phase_a(names, kernels.map(|(_, op)| *op).collect(), cx, &self.stats);
         let outcome = prologue::mark(&model);
-        let prologues = prologue::insert(names, &model, &outcome.marked);
+        let prologues = prologue::insert(names, &functions, &outcome.marked);
         self.stats.kernels_marked.add(outcome.marked.len() as u64);
         self.stats.prologues.add(prologues);
         self.stats.loops_rescanned.add(outcome.scan.rescans);
@@ -119,7 +120,7 @@ impl InsertCommFence {
 fn lower_reporting_unknown_kinds(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<Module, PassFailed> {
     model::lower_module_in_parallel(module, Bodies::NotInCore, cx).map_err(|bad| {
         for kind in bad {
-            cx.report(Report::error_at(model::op_ref(kind.op), kind.message));
+            cx.report(Report::error(kind.location, kind.message));
         }
         PassFailed
     })

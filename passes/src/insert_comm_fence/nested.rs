@@ -17,12 +17,11 @@
 
 use super::{kernel, prologue};
 use crate::{
-    comm_order::model::OpHandle,
+    comm_order::model::OpKey,
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
-    ir,
-    names::{FunctionKind, Interned},
-    pass_statistics,
+    ir, pass_statistics,
 };
+use cclir_dialect::names::{FunctionKind, Interned};
 use melior::ir::OperationRef;
 use rustc_hash::FxHashSet;
 
@@ -30,7 +29,7 @@ use rustc_hash::FxHashSet;
 /// prologue, by operation.
 #[derive(Clone, Debug, Default)]
 pub struct PostCollectiveKernels {
-    pub marked: FxHashSet<OpHandle>,
+    pub marked: FxHashSet<OpKey>,
 }
 
 pass_statistics! {
@@ -142,7 +141,7 @@ impl CclPass for InsertKernelFence {
         self.stats.region_invalidates.add(inserted.region_invalidates);
         self.stats.whole_invalidates.add(inserted.whole_invalidates);
         self.stats.fences.add(inserted.fences);
-        let prologue = found.marked.contains(&ir::op_key(func)) && prologue::insert_into(names, func);
+        let prologue = found.marked.contains(&OpKey::of(func)) && prologue::insert_into(names, func);
         self.stats.prologues.add(prologue as u64);
         if inserted.ops() == 0 && !prologue {
             cx.preserve_all();

@@ -21,10 +21,9 @@ mod tests;
 
 use crate::{
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
-    ir,
-    names::{FunctionKind, Interned},
-    pass_statistics,
+    ir, pass_statistics,
 };
+use cclir_dialect::names::{FunctionKind, Interned};
 use melior::ir::OperationRef;
 
 pass_statistics! {

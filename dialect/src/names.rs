@@ -1,18 +1,17 @@
-//! Names the passes tell ops and functions apart by: the function kinds, the
+//! Names ops and functions are told apart by: the function kinds, the
 //! attribute names of the dialect contract, the side-effect-free ops, and
 //! op names interned in a context ([`Interned`]) so that a pass compares
-//! one pointer per op instead of fetching strings across the FFI boundary.
+//! one word per op instead of fetching strings across the FFI boundary.
 //! The ccl ops are the generated [`OpKind`]s; the upstream ops the passes
 //! read are listed here once.
 
-use crate::ods::OpKind;
-use melior::ir::OperationRef;
-use mlir_sys::{
-    mlirAttributeParseGet, mlirAttributePrint, mlirContextGetOrLoadDialect, mlirIdentifierGet, mlirIdentifierStr,
-    mlirOperationGetContext, mlirOperationGetName, MlirAttribute, MlirContext, MlirIdentifier, MlirStringRef,
+pub use crate::ffi::identifiers::Name;
+use crate::{ffi, ods::OpKind};
+use melior::{
+    ir::{Attribute, AttributeLike, OperationRef},
+    Context,
 };
 use rustc_hash::FxHashMap;
-use std::ffi::c_void;
 
 /// Function attributes.
 pub const ATTR_KIND: &str = "ccl.kind";
@@ -79,43 +78,37 @@ fn is_terminator_bytes(name: &[u8]) -> bool {
     TERMINATORS.iter().any(|terminator| terminator.as_bytes() == name) || name.starts_with(b"scf.reduce")
 }
 
+/// Whether `op`'s name is one of a side-effect-free op (terminators
+/// included), read in place by pointer and length.
+pub fn has_side_effect_free_name(op: OperationRef<'_, '_>) -> bool {
+    is_side_effect_free_bytes(ffi::identifiers::name_bytes(op))
+}
+
+/// `name` as a symbol reference in MLIR's syntax: `@name` when it is a bare
+/// identifier, else quoted (`@""`, `@"a b"`), so a message names every
+/// function unambiguously, the empty name included.
+pub fn symbol_ref(name: &str) -> String {
+    let mut chars = name.chars();
+    let bare = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'));
+    if bare {
+        format!("@{name}")
+    } else {
+        format!("@{name:?}")
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Interned names
 // ---------------------------------------------------------------------------
 
-/// An op name as its context uniques it (an `MlirIdentifier`). Two names
-/// are equal exactly when they are the same identifier.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Name(*const c_void);
-
-impl Name {
-    /// The name of `op`.
-    pub fn of(op: OperationRef<'_, '_>) -> Self {
-        Self(unsafe { mlirOperationGetName(op.to_raw()) }.ptr)
-    }
-
-    fn get(context: MlirContext, text: &str) -> Self {
-        let text = MlirStringRef { data: text.as_ptr() as *const _, length: text.len() };
-        Self(unsafe { mlirIdentifierGet(context, text) }.ptr)
-    }
-
-    /// Whether ops of this name are side-effect-free (terminators included).
-    pub fn is_side_effect_free(self) -> bool {
-        is_side_effect_free_bytes(self.bytes())
-    }
-
-    /// The characters, read in place by pointer and length.
-    fn bytes(&self) -> &[u8] {
-        let text = unsafe { mlirIdentifierStr(MlirIdentifier { ptr: self.0 as *mut c_void }) };
-        unsafe { crate::strings::bytes_of(text) }
-    }
-}
-
 /// The names the passes test, interned once per context, and the
 /// `#ccl.window` memory space (attributes are uniqued too).
 pub struct Interned {
-    context: *const c_void,
-    window: *const c_void,
+    /// The context's address, which tells a cached set of another context.
+    context: usize,
+    /// `#ccl.window`'s address, when the context has the ccl dialect.
+    window: Option<usize>,
     /// Every ccl op, by `OpKind` index.
     ccl: [Name; OpKind::ALL.len()],
     /// `ccl` inverted: asked once per op by every lowering, where a scan
@@ -140,24 +133,12 @@ pub struct Interned {
     pub memref_alloca: Name,
 }
 
-// Identifiers and attributes are immutable objects owned by the context,
-// which outlives every pass run that holds them; reading them from any
-// thread is what MLIR's own threaded passes do.
-unsafe impl Send for Name {}
-unsafe impl Sync for Name {}
-unsafe impl Send for Interned {}
-unsafe impl Sync for Interned {}
-
 impl Interned {
-    pub fn new(context: &melior::Context) -> Self {
-        Self::of_raw(context.to_raw())
-    }
-
-    fn of_raw(context: MlirContext) -> Self {
+    pub fn new(context: &Context) -> Self {
         let name = |text: &str| Name::get(context, text);
         let ccl = OpKind::ALL.map(|kind| name(kind.name()));
         Self {
-            context: context.ptr,
+            context: context.to_raw().ptr as usize,
             window: window_space(context),
             ccl,
             kinds: ccl.iter().copied().zip(OpKind::ALL).collect(),
@@ -184,9 +165,9 @@ impl Interned {
     /// pass instance (a pass manager runs in one context; the check makes a
     /// stale slot impossible anyway).
     pub fn cached<'s>(slot: &'s mut Option<Interned>, op: OperationRef<'_, '_>) -> &'s Interned {
-        let context = unsafe { mlirOperationGetContext(op.to_raw()) };
-        if slot.as_ref().is_none_or(|names| !std::ptr::eq(names.context, context.ptr)) {
-            *slot = Some(Interned::of_raw(context));
+        let context = ffi::context::of_operation(op);
+        if slot.as_ref().is_none_or(|names| names.context != context.to_raw().ptr as usize) {
+            *slot = Some(Interned::new(context));
         }
         slot.as_ref().expect("just filled")
     }
@@ -212,38 +193,21 @@ impl Interned {
         name == self.scf_for || name == self.scf_while || name == self.scf_parallel || name == self.scf_forall
     }
 
-    /// Whether memory-space attribute `space` (not null) is `#ccl.window`:
-    /// a pointer compare, with the printed form as the reference when the
-    /// context could not give the attribute.
-    pub fn is_window_space(&self, space: MlirAttribute) -> bool {
-        if !self.window.is_null() {
-            return std::ptr::eq(space.ptr, self.window);
+    /// Whether memory-space attribute `space` is `#ccl.window`: an address
+    /// compare, with the printed form as the reference when the context
+    /// could not give the attribute.
+    pub fn is_window_space(&self, space: Attribute<'_>) -> bool {
+        match self.window {
+            Some(window) => space.to_raw().ptr as usize == window,
+            None => space.to_string() == WINDOW_SPACE,
         }
-        let mut printed = Vec::new();
-        unsafe {
-            mlirAttributePrint(space, Some(append), &mut printed as *mut Vec<u8> as *mut c_void);
-        }
-        printed == WINDOW_SPACE.as_bytes()
     }
 }
 
-unsafe extern "C" fn append(chunk: MlirStringRef, data: *mut c_void) {
-    let out = unsafe { &mut *(data as *mut Vec<u8>) };
-    out.extend_from_slice(unsafe { crate::strings::bytes_of(chunk) });
-}
-
-/// `#ccl.window` in `context`, or null when the ccl dialect is not there.
-fn window_space(context: MlirContext) -> *const c_void {
-    let dialect = "ccl";
-    let loaded = unsafe {
-        mlirContextGetOrLoadDialect(
-            context,
-            MlirStringRef { data: dialect.as_ptr() as *const _, length: dialect.len() },
-        )
-    };
-    if loaded.ptr.is_null() {
-        return std::ptr::null();
+/// `#ccl.window` in `context`, or `None` when the ccl dialect is not there.
+fn window_space(context: &Context) -> Option<usize> {
+    if !ffi::context::load_dialect(context, "ccl") {
+        return None;
     }
-    let text = MlirStringRef { data: WINDOW_SPACE.as_ptr() as *const _, length: WINDOW_SPACE.len() };
-    unsafe { mlirAttributeParseGet(context, text) }.ptr
+    Attribute::parse(context, WINDOW_SPACE).map(|window| window.to_raw().ptr as usize)
 }
