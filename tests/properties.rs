@@ -28,13 +28,13 @@
 mod common;
 
 use cclir::{
+    dialect::names::FunctionKind,
     generator::{self, Config},
     passes::comm_order::{
         model::{self, Bodies, Event, OpKey},
         oracle as phase_b_oracle, scan,
     },
     passes::insert_comm_fence::prologue,
-    dialect::names::FunctionKind,
     passes::verify_comm_order::{kernel, launches, oracle},
     Session,
 };
