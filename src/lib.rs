@@ -22,8 +22,6 @@ pub mod diagnostics;
 #[forbid(unsafe_code)]
 pub mod fuzzing;
 #[forbid(unsafe_code)]
-pub mod generator;
-#[forbid(unsafe_code)]
 pub mod input;
 pub mod mlir;
 #[forbid(unsafe_code)]
@@ -40,6 +38,7 @@ pub mod statistics;
 pub mod suggest;
 
 pub use cclir_dialect as dialect;
+pub use cclir_gen as generator;
 pub use cclir_passes as passes;
 pub use diagnostics::{Diagnostic, Severity, SourceLoc};
 pub use mlir::{bridge::register_pass, ir::PrintOptions};

@@ -7,12 +7,12 @@
 //! ccl-gen --exchange SEED
 //! ```
 //!
-//! Every value is bounded (`cclir::generator::MAX_*`, `protocol::Shape`),
+//! Every value is bounded (`cclir_gen::MAX_*`, `protocol::Shape`),
 //! so every program printed parses and verifies under ccl-opt. A bad
 //! argument is one line, `ccl-gen: ...` naming the flag (and the bound),
 //! then the usage, on stderr, and exit status 1.
 
-use cclir::generator::{self, protocol::Shape, Config, MAX_DEPTH, MAX_FUNCTIONS, MAX_OPS};
+use cclir_gen::{self as generator, protocol::Shape, Config, MAX_DEPTH, MAX_FUNCTIONS, MAX_OPS};
 use clap::{
     error::{ContextKind, ContextValue, ErrorKind},
     Parser,
