@@ -4,25 +4,8 @@
 //! severity and message, then the source line and a caret under the column;
 //! a note repeats the line only when its location differs).
 
-pub use cclir_dialect::diagnostics::{Diagnostic, Severity, SourceLoc};
-use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
-};
-
-/// Where a session's diagnostics go, in the order they were reported.
-#[derive(Clone, Default, Debug)]
-pub struct DiagnosticSink(Arc<Mutex<Vec<Diagnostic>>>);
-
-impl DiagnosticSink {
-    pub fn push(&self, diagnostic: Diagnostic) {
-        self.0.lock().unwrap_or_else(|poison| poison.into_inner()).push(diagnostic);
-    }
-
-    pub fn take(&self) -> Vec<Diagnostic> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|poison| poison.into_inner()))
-    }
-}
+pub use cclir_dialect::diagnostics::{Diagnostic, DiagnosticSink, Severity, SourceLoc};
+use std::{collections::HashMap, sync::Arc};
 
 /// The text of every buffer diagnostics may point into, by buffer name.
 /// Line starts are indexed on first use, so rendering many diagnostics costs

@@ -261,7 +261,7 @@ fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Co
 
 #[test]
 fn generated_programs_keep_their_properties() {
-    let names = cclir::mlir::ir::registered_pass_names();
+    let names = cclir::dialect::ffi::driver::registered_pass_names(&cclir::tools::CATALOG);
     for pass in [INSERT, VERIFY] {
         assert!(names.iter().any(|n| n == pass), "{pass} is not registered: these properties need both passes");
     }

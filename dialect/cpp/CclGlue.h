@@ -1,7 +1,7 @@
 /*===- CclGlue.h - the C interface between cclir's C++ glue and Rust -------===*\
 |*                                                                            *|
 |* Everything the Rust side calls in C++, and every callback C++ makes into  *|
-|* Rust, as plain C. src/mlir/sys.rs declares the same, item for item.        *|
+|* Rust, as plain C. dialect/src/ffi/sys.rs declares the same, item for item.*|
 |*                                                                            *|
 |* The C++ side is glue: one mlir::Pass class whose every decision is the    *|
 |* Rust pass description's, MLIR's tool mains, and thin forwards to MLIR     *|
@@ -175,7 +175,7 @@ void cclRemoveFileOnSignal(MlirStringRef path, bool remove);
 
 /// Installs LLVM's signal handlers as llvm::InitLLVM does first (SIGPIPE
 /// ending the run with LLVM's one-shot exit included), so that they are in
-/// place before a tool main runs and can be wrapped (src/mlir/crash.rs).
+/// place before a tool main runs and can be wrapped (dialect/src/ffi/crash.rs).
 /// InitLLVM in the main later finds them installed and adds its callbacks.
 void cclRegisterSignalHandlers(void);
 

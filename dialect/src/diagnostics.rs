@@ -3,7 +3,10 @@
 //! source a location points. The FFI layer makes them from MLIR's
 //! (`ffi::diagnostics`, `ffi::locations`); the tools render them.
 
-use std::fmt;
+use std::{
+    fmt,
+    sync::{Arc, Mutex},
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Severity {
@@ -57,5 +60,19 @@ impl fmt::Display for Diagnostic {
             write!(f, "\n{note}")?;
         }
         Ok(())
+    }
+}
+
+/// Where a session's diagnostics go, in the order they were reported.
+#[derive(Clone, Default, Debug)]
+pub struct DiagnosticSink(Arc<Mutex<Vec<Diagnostic>>>);
+
+impl DiagnosticSink {
+    pub fn push(&self, diagnostic: Diagnostic) {
+        self.0.lock().unwrap_or_else(|poison| poison.into_inner()).push(diagnostic);
+    }
+
+    pub fn take(&self) -> Vec<Diagnostic> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|poison| poison.into_inner()))
     }
 }

@@ -9,13 +9,18 @@
 
 pub mod admit_launch_width;
 pub mod comm_order;
-pub mod framework;
 pub mod insert_comm_fence;
 pub mod ir;
 pub mod lower_all_to_all_v;
 pub mod nested_modules;
 pub mod sink_comm_markers;
 pub mod verify_comm_order;
+
+/// The pass-description types (defined beside the pass bridge, in the
+/// dialect crate, so that neither crate depends on the other).
+pub use cclir_dialect::framework;
+/// The macros that declare a pass's options and statistics.
+pub use cclir_dialect::{pass_options, pass_statistics};
 
 #[cfg(test)]
 mod test_support;

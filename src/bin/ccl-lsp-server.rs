@@ -9,5 +9,5 @@
 
 #[no_mangle]
 pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
-    cclir::mlir::tools::lsp_server_main()
+    cclir::tools::lsp_server_main()
 }

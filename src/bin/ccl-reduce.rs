@@ -8,5 +8,5 @@
 
 #[no_mangle]
 pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
-    cclir::mlir::tools::reduce_main()
+    cclir::tools::reduce_main()
 }

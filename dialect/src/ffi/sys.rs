@@ -1,6 +1,6 @@
-//! The C interface of cclir's C++ glue (`src/mlir/cpp/CclGlue.h`), item for
+//! The C interface of cclir's C++ glue (`cpp/CclGlue.h`), item for
 //! item, and the dialect's registration handle. Declarations only: the safe
-//! wrappers around them are the other modules of `crate::mlir`.
+//! wrappers around them are the other modules of `crate::ffi`.
 
 use mlir_sys::{
     MlirContext, MlirDialectHandle, MlirLocation, MlirLogicalResult, MlirOpPassManager, MlirOperation,

@@ -11,6 +11,7 @@
 //! - when that directory takes no new file but FILE itself is writable, the
 //!   output is kept in memory and written into FILE when the run succeeded.
 
+use cclir_dialect::ffi::tools::remove_on_signal;
 use std::{
     fs::{File, OpenOptions},
     io::{BufWriter, Write},
@@ -90,7 +91,7 @@ impl OutputFile {
                 match created {
                     Ok(temp) => {
                         // Killed by a signal, the process leaves nothing behind.
-                        crate::mlir::tools::remove_on_signal(temp.path(), true);
+                        remove_on_signal(temp.path(), true);
                         Sink::Atomic(BufWriter::with_capacity(1 << 16, temp))
                     }
                     Err(_) if existing.is_ok() => {
@@ -137,16 +138,26 @@ impl OutputFile {
                 }
                 let temp_path = temp.path().to_path_buf();
                 let persisted = temp.persist(&self.target).map(|_| ()).map_err(|e| write_error(&e.error));
-                crate::mlir::tools::remove_on_signal(&temp_path, false);
+                remove_on_signal(&temp_path, false);
                 persisted
             }
             Sink::Atomic(temp) => {
                 // Dropping the temporary file removes it.
-                crate::mlir::tools::remove_on_signal(temp.get_ref().path(), false);
+                remove_on_signal(temp.get_ref().path(), false);
                 Ok(())
             }
             Sink::Buffered(buffer) if keep => std::fs::write(&self.target, buffer).map_err(|e| write_error(&e)),
             Sink::Buffered(_) => Ok(()),
         }
+    }
+}
+
+impl cclir_dialect::ffi::tools::OutputSink for OutputFile {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), String> {
+        OutputFile::write(self, bytes)
+    }
+
+    fn close(self: Box<Self>, keep: bool) -> Result<(), String> {
+        OutputFile::close(*self, keep)
     }
 }

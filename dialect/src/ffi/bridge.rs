@@ -1,14 +1,18 @@
-//! The Rust half of the one C++ pass class (`src/mlir/cpp/RustPass.cpp`):
-//! the descriptions MLIR's registry gets for each Rust pass and named
-//! pipeline, and the callbacks every instance makes. Every callback catches
-//! panics: a panicking pass becomes an error diagnostic at the op it ran on,
-//! and a failed pass; nothing unwinds into C++.
+//! The Rust half of the one C++ pass class (`cpp/RustPass.cpp`): the
+//! descriptions MLIR's registry gets for each Rust pass and named pipeline,
+//! and the callbacks every instance makes. Every callback catches panics: a
+//! panicking pass becomes an error diagnostic at the op it ran on, and a
+//! failed pass; nothing unwinds into C++.
+//!
+//! Which passes there are is the caller's: the tools hand a [`Catalog`]
+//! (the passes crate's lists) to every entry point that may register them,
+//! so this crate does not depend on the passes.
 
 use super::{
     strings::{leak_c, string_ref},
     sys,
 };
-use cclir_passes::framework::{
+use crate::framework::{
     check_options, Analysis, CclPass, Counters, Host, OptionKind, OptionSpec, OptionValues, PassContext, PassInfo,
     PipelineInfo, Report, Severity,
 };
@@ -17,12 +21,26 @@ use mlir_sys::{MlirLocation, MlirOperation};
 use std::{
     cell::RefCell,
     ffi::{c_char, c_int, c_void, CString},
-    sync::Once,
+    sync::{Once, OnceLock},
 };
 
-/// Registers every upstream pass and every Rust pass and named pipeline
-/// with MLIR's global registry, once per process.
-pub fn register_all_passes() {
+/// The Rust passes and named pipelines MLIR's registry gets.
+pub struct Catalog {
+    pub passes: fn() -> &'static [&'static PassInfo],
+    pub pipelines: fn() -> &'static [&'static PipelineInfo],
+}
+
+/// The catalog the first entry point handed over; the C++ side calls
+/// [`register_rust`] without arguments.
+static CATALOG: OnceLock<&'static Catalog> = OnceLock::new();
+
+/// Registers every upstream pass and every pass and named pipeline of
+/// `catalog` with MLIR's global registry, once per process (a later
+/// catalog is ignored: the registry is global).
+pub fn register_all_passes(catalog: &'static Catalog) {
+    CATALOG.get_or_init(|| catalog);
+    // SAFETY: `register_rust` is a callback of the type the glue expects;
+    // the glue calls it at most once, under its own once-guard.
     unsafe { sys::cclRegisterAllPasses(register_rust) };
 }
 
@@ -30,30 +48,37 @@ pub fn register_all_passes() {
 static REGISTERED: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
 
 /// Registers one more Rust pass (a downstream crate's own) with MLIR's
-/// registry, next to the ccl passes: pipelines then name it like any pass.
+/// registry, next to `catalog`'s: pipelines then name it like any pass.
 /// Fails if a pass of that argument is registered already.
-pub fn register_pass(info: &'static PassInfo) -> Result<(), String> {
-    register_all_passes();
+pub fn register_pass(info: &'static PassInfo, catalog: &'static Catalog) -> Result<(), String> {
+    register_all_passes(catalog);
     let mut registered = REGISTERED.lock().unwrap_or_else(|poison| poison.into_inner());
     if registered.contains(&info.argument) {
         return Err(format!("a pass named '{}' is registered already", info.argument));
     }
     registered.push(info.argument);
+    // SAFETY: the description and the callbacks live for the process, as
+    // MLIR's registry keeps them; `REGISTERED` made sure the argument is new.
     unsafe { sys::cclRegisterRustPass(pass_info(info), &CALLBACKS) };
     Ok(())
 }
 
-/// Called once by the C++ side (inside its own once-guard).
+/// Called once by the C++ side (inside its own once-guard), after an entry
+/// point of this module stored the catalog.
 pub(crate) unsafe extern "C" fn register_rust() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         crate::panic::install_quiet_hook();
+        let Some(catalog) = CATALOG.get() else { return };
         let mut registered = REGISTERED.lock().unwrap_or_else(|poison| poison.into_inner());
-        for info in cclir_passes::all_passes() {
+        for info in (catalog.passes)() {
             registered.push(info.argument);
+            // SAFETY: as in `register_pass`: process-lifetime description
+            // and callbacks, each argument once.
             unsafe { sys::cclRegisterRustPass(pass_info(info), &CALLBACKS) };
         }
-        for info in cclir_passes::all_pipelines() {
+        for info in (catalog.pipelines)() {
+            // SAFETY: the description lives for the process.
             unsafe { sys::cclRegisterRustPipeline(pipeline_info(info)) };
         }
     });
@@ -132,12 +157,23 @@ fn pipeline_info(info: &'static PipelineInfo) -> &'static sys::CclPipelineInfo {
     }))
 }
 
+/// The pass description behind a `rust` pointer C++ passed back.
+///
+/// # Safety
+/// `rust` must be the `rust` field of a [`pass_info`] description (a
+/// `&'static PassInfo`).
 unsafe fn pass_of(rust: *const c_void) -> &'static PassInfo {
-    &*(rust as *const PassInfo)
+    // SAFETY: the caller's promise: a pointer made from a `&'static PassInfo`.
+    unsafe { &*(rust as *const PassInfo) }
 }
 
+/// The option values C++ parsed, one per option.
+///
+/// # Safety
+/// `values` must point at `count` readable values for `'v`, or `count` be 0.
 unsafe fn values_of<'v>(values: *const i64, count: usize) -> OptionValues<'v> {
-    OptionValues(if count == 0 { &[] } else { std::slice::from_raw_parts(values, count) })
+    // SAFETY: the caller's promise.
+    OptionValues(if count == 0 { &[] } else { unsafe { std::slice::from_raw_parts(values, count) } })
 }
 
 thread_local! {
@@ -146,21 +182,45 @@ thread_local! {
     static MESSAGE: RefCell<CString> = RefCell::new(CString::default());
 }
 
-/// Keeps `message` for C++ and points `out` at it.
-unsafe fn set_message(out: *mut *const c_char, message: &str) {
+/// Keeps `message` for C++ (until the next message on this thread) and
+/// points `out` at it.
+///
+/// # Safety
+/// `out` must be null or point at a writable `const char *`.
+pub(crate) unsafe fn set_message(out: *mut *const c_char, message: &str) -> *const c_char {
     let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
     MESSAGE.with(|slot| {
         *slot.borrow_mut() = text;
+        let kept = slot.borrow().as_ptr();
         if !out.is_null() {
-            *out = slot.borrow().as_ptr();
+            // SAFETY: the caller's promise: `out` is writable.
+            unsafe { *out = kept };
         }
-    });
+        kept
+    })
+}
+
+/// Runs a callback body: an error or a panic becomes `failed`, with its
+/// message in `*message`.
+///
+/// # Safety
+/// As [`set_message`], for `message`.
+pub(crate) unsafe fn guarded<T>(failed: T, message: *mut *const c_char, body: impl FnOnce() -> Result<T, String>) -> T {
+    let text = match crate::panic::catch_in_callback(body) {
+        Ok(Ok(value)) => return value,
+        Ok(Err(text)) => text,
+        Err(payload) => format!("internal error: {}", crate::panic::message(&payload)),
+    };
+    // SAFETY: the caller's promise.
+    unsafe { set_message(message, &text) };
+    failed
 }
 
 // -- statistics ---------------------------------------------------------------
 
 unsafe extern "C" fn new_statistics(rust: *const c_void) -> *mut c_void {
     crate::panic::catch_in_callback(|| {
+        // SAFETY: C++ passes back the `rust` field of this pass's description.
         let info = unsafe { pass_of(rust) };
         Box::into_raw(Box::new(Counters::new(info.statistics))) as *mut c_void
     })
@@ -168,15 +228,18 @@ unsafe extern "C" fn new_statistics(rust: *const c_void) -> *mut c_void {
 }
 
 unsafe extern "C" fn share_statistics(statistics: *mut c_void) -> *mut c_void {
-    if statistics.is_null() {
-        return statistics;
+    // SAFETY: C++ passes a handle from `new_statistics`/`share_statistics`
+    // it has not released.
+    match unsafe { counters(statistics) } {
+        Some(counters) => Box::into_raw(Box::new(counters.clone())) as *mut c_void,
+        None => std::ptr::null_mut(),
     }
-    let counters = unsafe { &*(statistics as *const Counters) };
-    Box::into_raw(Box::new(counters.clone())) as *mut c_void
 }
 
 unsafe extern "C" fn release_statistics(statistics: *mut c_void) {
     if !statistics.is_null() {
+        // SAFETY: a handle from `new_statistics`/`share_statistics` (a boxed
+        // `Counters`), released once.
         let _ = crate::panic::catch_in_callback(|| drop(unsafe { Box::from_raw(statistics as *mut Counters) }));
     }
 }
@@ -184,35 +247,34 @@ unsafe extern "C" fn release_statistics(statistics: *mut c_void) {
 /// The counters behind a statistics handle C++ passed back.
 ///
 /// # Safety
-/// `handle` must be a live handle from `new_statistics`/`share_statistics`.
+/// `handle` must be null or a live handle from `new_statistics` or
+/// `share_statistics`, alive for `'h`.
 pub(crate) unsafe fn counters<'h>(handle: *mut c_void) -> Option<&'h Counters> {
-    (handle as *const Counters).as_ref()
+    // SAFETY: the caller's promise: null or a live boxed `Counters`.
+    unsafe { (handle as *const Counters).as_ref() }
 }
 
 /// A new owner of the counters behind `handle` (for reports after the pass
 /// manager is gone).
+///
+/// # Safety
+/// As [`counters`], for the duration of the call.
 pub(crate) unsafe fn share_counters(handle: *mut c_void) -> Option<Counters> {
-    counters(handle).cloned()
+    // SAFETY: the caller's promise.
+    unsafe { counters(handle) }.cloned()
 }
 
 // -- options ----------------------------------------------------------------
 
 unsafe extern "C" fn check_pass_options(rust: *const c_void, values: *const i64, message: *mut *const c_char) -> c_int {
-    let outcome = crate::panic::catch_in_callback(|| {
+    let check = || {
+        // SAFETY: C++ passes back the `rust` field of this pass's description.
         let info = unsafe { pass_of(rust) };
-        check_options(info.argument, info.options, unsafe { values_of(values, info.options.len()) })
-    });
-    match outcome {
-        Ok(Ok(())) => 1,
-        Ok(Err(text)) => {
-            unsafe { set_message(message, &text) };
-            0
-        }
-        Err(payload) => {
-            unsafe { set_message(message, &format!("internal error: {}", crate::panic::message(&payload))) };
-            0
-        }
-    }
+        // SAFETY: C++ passes one parsed value per option of the pass.
+        check_options(info.argument, info.options, unsafe { values_of(values, info.options.len()) }).map(|()| 1)
+    };
+    // SAFETY: `message` is the glue's writable out-parameter.
+    unsafe { guarded(0, message, check) }
 }
 
 unsafe extern "C" fn build_pipeline(
@@ -222,25 +284,20 @@ unsafe extern "C" fn build_pipeline(
     buffer: *mut c_void,
     message: *mut *const c_char,
 ) -> c_int {
-    let outcome = crate::panic::catch_in_callback(|| {
+    let build = || {
+        // SAFETY: C++ passes back the `rust` field of `pipeline_info`'s
+        // description, made from a `&'static PipelineInfo`.
         let info = unsafe { &*(rust as *const PipelineInfo) };
+        // SAFETY: C++ passes one parsed value per option of the pipeline.
         let values = unsafe { values_of(values, info.options.len()) };
         check_options(info.argument, info.options, values).map(|()| (info.build)(values))
-    });
-    match outcome {
-        Ok(Ok(text)) => {
-            unsafe { write(buffer, text.as_ptr() as *const c_char, text.len()) };
-            1
-        }
-        Ok(Err(text)) => {
-            unsafe { set_message(message, &text) };
-            0
-        }
-        Err(payload) => {
-            unsafe { set_message(message, &format!("internal error: {}", crate::panic::message(&payload))) };
-            0
-        }
-    }
+    };
+    // SAFETY: `message` is the glue's writable out-parameter.
+    let Some(text) = (unsafe { guarded(None, message, || build().map(Some)) }) else { return 0 };
+    // SAFETY: `write` and `buffer` are the glue's pair; `text` is readable
+    // for the call.
+    unsafe { write(buffer, text.as_ptr() as *const c_char, text.len()) };
+    1
 }
 
 // -- running ------------------------------------------------------------------
@@ -257,17 +314,27 @@ unsafe extern "C" fn run(
     op: MlirOperation,
     instance: *mut c_void,
 ) -> c_int {
+    // SAFETY: C++ passes back the `rust` field of this pass's description.
     let info = unsafe { pass_of(rust) };
+    // SAFETY: `op` is the live op MLIR runs the pass on, this pass's to read
+    // and change until the callback returns.
     let operation = unsafe { OperationRef::from_raw(op) };
     let outcome = crate::panic::catch_in_callback(|| {
+        // SAFETY: `state` is the instance's own slot, null or a `State`
+        // this callback made; C++ runs one callback per instance at a time.
         let slot = unsafe { &mut *state };
         if slot.is_null() {
             let empty = Counters::new(info.statistics);
+            // SAFETY: null or the instance's live statistics handle.
             let counters = unsafe { counters(statistics) }.unwrap_or(&empty);
+            // SAFETY: C++ passes one parsed value per option of the pass.
             let pass: State = (info.create)(unsafe { values_of(values, info.options.len()) }, counters);
             *slot = Box::into_raw(Box::new(pass)) as *mut c_void;
         }
+        // SAFETY: the slot holds a boxed `State` (made just above or by an
+        // earlier run of this instance).
         let pass = unsafe { &mut *(*slot as *mut State) };
+        // SAFETY: `op` is live (above).
         let host = MlirHost { context: unsafe { mlir_sys::mlirOperationGetContext(op) }, instance };
         let mut cx = PassContext::new(&host);
         let result = pass.run(operation, &mut cx);
@@ -279,6 +346,8 @@ unsafe extern "C" fn run(
         Ok((Err(_), _)) => sys::CCL_RUN_FAILED,
         Err(payload) => {
             // The pass object may be half-updated: the next run makes a new one.
+            // SAFETY: `state` is the instance's slot (above); emptied here,
+            // so the state is dropped once.
             unsafe { destroy_state(rust, std::mem::replace(&mut *state, std::ptr::null_mut())) };
             let message = crate::panic::message(&payload);
             emit(Report::error(
@@ -292,6 +361,8 @@ unsafe extern "C" fn run(
 
 unsafe extern "C" fn destroy_state(_rust: *const c_void, state: *mut c_void) {
     if !state.is_null() {
+        // SAFETY: a boxed `State` made by `run`, dropped once (C++ forgets
+        // it after this call).
         let _ = crate::panic::catch_in_callback(|| drop(unsafe { Box::from_raw(state as *mut State) }));
     }
 }
@@ -316,25 +387,31 @@ impl Host for MlirHost {
     fn cache_analysis(&self, value: Analysis) {
         // A thin pointer to the boxed trait object crosses the boundary.
         let value = Box::into_raw(Box::new(value)) as *mut c_void;
+        // SAFETY: `instance` is the pass instance running now; MLIR owns the
+        // value from here and drops it with `drop_analysis`.
         unsafe { sys::cclPassCacheAnalysis(self.instance, value, drop_analysis) };
     }
 
     fn cached_parent_analysis(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        // SAFETY: `instance` is the pass instance running now.
         let value = unsafe { sys::cclPassCachedParentAnalysis(self.instance) } as *const Analysis;
-        // MLIR keeps the parent's analyses while the passes nested under it
-        // run, so the value outlives this pass run.
+        // SAFETY: null or a value `cache_analysis` gave MLIR (a boxed
+        // `Analysis`); MLIR keeps the parent's analyses while the passes
+        // nested under it run, so it outlives this pass run.
         unsafe { value.as_ref() }.map(|boxed| &**boxed)
     }
 
     fn run_pipeline(&self, op: OperationRef<'_, '_>, pipeline: &str) -> bool {
-        // MLIR runs the pipeline on `op` (nested in the op of the running
-        // pass, which the pass checked) and reports its errors itself.
+        // SAFETY: `instance` is the pass instance running now, and `op` is
+        // live and nested in its op (which the pass checked); MLIR runs the
+        // pipeline on it and reports its errors itself.
         unsafe { sys::cclPassRunPipeline(self.instance, string_ref(pipeline), op.to_raw()) }.value == 1
     }
 }
 
 /// Called by MLIR's analysis manager when it drops a cached Rust analysis.
 unsafe extern "C" fn drop_analysis(value: *mut c_void) {
+    // SAFETY: a boxed `Analysis` from `cache_analysis`, dropped once.
     let _ = crate::panic::catch_in_callback(|| drop(unsafe { Box::from_raw(value as *mut Analysis) }));
 }
 
@@ -351,6 +428,8 @@ fn severity_code(severity: Severity) -> c_int {
 pub fn emit(report: Report<'_>) {
     let locations: Vec<MlirLocation> = report.notes.iter().map(|(loc, _)| loc.to_raw()).collect();
     let messages: Vec<mlir_sys::MlirStringRef> = report.notes.iter().map(|(_, text)| string_ref(text)).collect();
+    // SAFETY: the locations are live (a `Report` borrows them), and the two
+    // arrays hold `locations.len()` elements each for the call.
     unsafe {
         sys::cclEmitDiagnostic(
             report.location.to_raw(),
@@ -371,6 +450,8 @@ fn parallel_for(context: mlir_sys::MlirContext, count: usize, task: &(dyn Fn(usi
         panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
     }
     unsafe extern "C" fn trampoline(data: *mut c_void, index: usize) {
+        // SAFETY: `data` is the `Shared` below, alive until `cclParallelFor`
+        // returns, and only read (it is `Sync`).
         let shared = unsafe { &*(data as *const Shared<'_>) };
         if let Err(payload) = crate::panic::catch_in_callback(|| (shared.task)(index)) {
             let mut slot = shared.panic.lock().unwrap_or_else(|poison| poison.into_inner());
@@ -378,6 +459,8 @@ fn parallel_for(context: mlir_sys::MlirContext, count: usize, task: &(dyn Fn(usi
         }
     }
     let shared = Shared { task, panic: std::sync::Mutex::new(None) };
+    // SAFETY: `context` is the running pass's context; `shared` outlives the
+    // call, which returns after every task ran.
     unsafe { sys::cclParallelFor(context, count, trampoline, &shared as *const Shared<'_> as *mut c_void) };
     if let Some(payload) = shared.panic.into_inner().unwrap_or_else(|poison| poison.into_inner()) {
         std::panic::resume_unwind(payload);

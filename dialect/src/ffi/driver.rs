@@ -1,15 +1,16 @@
-//! What the library API does with MLIR that melior does not wrap: contexts
-//! with the ccl dialect, parsing as mlir-opt parses a file, pass managers
-//! built by MLIR's own pipeline parser, streaming print, and MLIR's
-//! diagnostics turned into values.
+//! What the library API does with MLIR that melior does not wrap: parsing
+//! as mlir-opt parses a file, pass managers built by MLIR's own pipeline
+//! parser, streaming print, and MLIR's diagnostics turned into values.
 
 use super::{
-    bridge,
+    bridge::{self, Catalog},
     strings::{append_to_vec, byte_ref, bytes, owned, string_ref},
     sys,
 };
-use crate::diagnostics::{Diagnostic, DiagnosticSink, Severity};
-use cclir_passes::framework::Counters;
+use crate::{
+    diagnostics::{Diagnostic, DiagnosticSink, Severity},
+    framework::Counters,
+};
 use melior::{
     ir::{operation::OperationLike, Operation, OperationRef},
     pass::PassManager,
@@ -22,32 +23,42 @@ use std::{ffi::c_void, io::Write};
 // Diagnostics
 // ---------------------------------------------------------------------------
 
+/// `diagnostic` and its notes as a value.
+///
+/// # Safety
+/// `diagnostic` must be live for the call (MLIR's handlers get one that is).
 unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnostic {
-    #[allow(non_upper_case_globals)]
-    let severity = match mlirDiagnosticGetSeverity(diagnostic) {
-        MlirDiagnosticSeverity_MlirDiagnosticError => Severity::Error,
-        MlirDiagnosticSeverity_MlirDiagnosticWarning => Severity::Warning,
-        MlirDiagnosticSeverity_MlirDiagnosticNote => Severity::Note,
-        _ => Severity::Remark,
-    };
-    let mut message = Vec::new();
-    mlirDiagnosticPrint(diagnostic, Some(append_to_vec), &mut message as *mut _ as *mut c_void);
-    let notes = (0..mlirDiagnosticGetNumNotes(diagnostic))
-        .map(|index| convert_diagnostic(mlirDiagnosticGetNote(diagnostic, index)))
-        .collect();
-    Diagnostic {
-        severity,
-        loc: cclir_dialect::ffi::locations::source_loc_of(melior::ir::Location::from_raw(mlirDiagnosticGetLocation(
-            diagnostic,
-        ))),
-        message: String::from_utf8_lossy(&message).into_owned(),
-        notes,
+    // SAFETY: the caller's promise: a live diagnostic, whose location, text
+    // and notes MLIR reads for us here; `message` outlives the print.
+    unsafe {
+        #[allow(non_upper_case_globals)]
+        let severity = match mlirDiagnosticGetSeverity(diagnostic) {
+            MlirDiagnosticSeverity_MlirDiagnosticError => Severity::Error,
+            MlirDiagnosticSeverity_MlirDiagnosticWarning => Severity::Warning,
+            MlirDiagnosticSeverity_MlirDiagnosticNote => Severity::Note,
+            _ => Severity::Remark,
+        };
+        let mut message = Vec::new();
+        mlirDiagnosticPrint(diagnostic, Some(append_to_vec), &mut message as *mut _ as *mut c_void);
+        let notes = (0..mlirDiagnosticGetNumNotes(diagnostic))
+            .map(|index| convert_diagnostic(mlirDiagnosticGetNote(diagnostic, index)))
+            .collect();
+        let location = melior::ir::Location::from_raw(mlirDiagnosticGetLocation(diagnostic));
+        Diagnostic {
+            severity,
+            loc: super::locations::source_loc_of(location),
+            message: String::from_utf8_lossy(&message).into_owned(),
+            notes,
+        }
     }
 }
 
 unsafe extern "C" fn collect_diagnostic(diagnostic: MlirDiagnostic, user_data: *mut c_void) -> MlirLogicalResult {
     let _ = crate::panic::catch_in_callback(|| {
+        // SAFETY: `user_data` is the boxed sink `attach_diagnostic_sink`
+        // gave the context, alive until `drop_sink`; a sink is `Sync`.
         let sink = unsafe { &*(user_data as *const DiagnosticSink) };
+        // SAFETY: MLIR hands its handlers a live diagnostic.
         sink.push(unsafe { convert_diagnostic(diagnostic) });
     });
     // Handled either way: nothing reaches MLIR's default handler, which
@@ -56,11 +67,15 @@ unsafe extern "C" fn collect_diagnostic(diagnostic: MlirDiagnostic, user_data: *
 }
 
 unsafe extern "C" fn drop_sink(user_data: *mut c_void) {
+    // SAFETY: the boxed sink of `attach_diagnostic_sink`, which MLIR drops
+    // once, with the handler.
     let _ = crate::panic::catch_in_callback(|| drop(unsafe { Box::from_raw(user_data as *mut DiagnosticSink) }));
 }
 
 /// Routes every diagnostic of `context` into `sink`, as values.
 pub fn attach_diagnostic_sink(context: &Context, sink: DiagnosticSink) {
+    // SAFETY: the context is live; it owns the boxed sink from here and
+    // frees it through `drop_sink`.
     unsafe {
         mlirContextAttachDiagnosticHandler(
             context.to_raw(),
@@ -77,9 +92,11 @@ pub fn attach_diagnostic_sink(context: &Context, sink: DiagnosticSink) {
 
 /// Parses `source` (MLIR text, or bytecode by its magic number) as mlir-opt
 /// parses a file: locations name `name`, a buffer that is not one top-level
-/// op gets an implicit `builtin.module`, and the result is verified. `None` on failure (the diagnostics went to the
-/// context's handlers).
+/// op gets an implicit `builtin.module`, and the result is verified. `None`
+/// on failure (the diagnostics went to the context's handlers).
 pub fn parse_for_tool<'c>(context: &'c Context, source: &[u8], name: &str) -> Option<Operation<'c>> {
+    // SAFETY: the context is live and the glue copies the source and the
+    // name before it returns; it returns null or a new op the caller owns.
     unsafe {
         let raw = sys::cclParseSourceForTool(context.to_raw(), byte_ref(source), string_ref(name), true);
         Operation::from_option_raw(raw)
@@ -101,8 +118,11 @@ struct WriterState<'w> {
 
 unsafe extern "C" fn write_to_writer(chunk: MlirStringRef, user_data: *mut c_void) {
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: `user_data` is `print_operation`'s `WriterState`, alive
+        // and not otherwise borrowed while MLIR prints.
         let sink = unsafe { &mut *(user_data as *mut WriterState<'_>) };
         if sink.error.is_none() {
+            // SAFETY: MLIR's chunk is readable for the call.
             if let Err(error) = sink.writer.write_all(unsafe { bytes(chunk) }) {
                 sink.error = Some(error);
             }
@@ -112,6 +132,9 @@ unsafe extern "C" fn write_to_writer(chunk: MlirStringRef, user_data: *mut c_voi
 
 /// Prints `op` to `writer` as MLIR's printer streams it.
 pub fn print_operation(op: OperationRef<'_, '_>, options: PrintOptions, writer: &mut dyn Write) -> std::io::Result<()> {
+    // SAFETY: `op` is live; the flags are made, used and destroyed here;
+    // `state` outlives the print, which calls `write_to_writer` only
+    // before it returns.
     unsafe {
         let flags = mlirOpPrintingFlagsCreate();
         if options.generic {
@@ -132,6 +155,7 @@ pub fn print_operation(op: OperationRef<'_, '_>, options: PrintOptions, writer: 
 
 /// A borrowed reference to an owned op.
 pub fn as_ref<'c, 'o>(op: &'o Operation<'c>) -> OperationRef<'c, 'o> {
+    // SAFETY: `op` is alive and owned for `'o`, which the reference borrows.
     unsafe { OperationRef::from_raw(op.to_raw()) }
 }
 
@@ -153,24 +177,32 @@ unsafe extern "C" fn collect_pass(
     statistics: *mut c_void,
 ) {
     let _ = crate::panic::catch_in_callback(|| {
+        // SAFETY: `data` is `build_pass_manager`'s list, alive and not
+        // otherwise borrowed during the call that visits the passes.
         let passes = unsafe { &mut *(data as *mut Vec<BuiltPass>) };
+        // SAFETY: the glue passes the pass's live statistics handle.
         if let Some(counters) = unsafe { bridge::share_counters(statistics) } {
-            passes.push(BuiltPass { argument: unsafe { owned(argument) }, name: unsafe { owned(name) }, counters });
+            // SAFETY: the glue's strings are readable for the call.
+            let (argument, name) = unsafe { (owned(argument), owned(name)) };
+            passes.push(BuiltPass { argument, name, counters });
         }
     });
 }
 
 /// A pass manager for `pipeline` (`builtin.module(...)`), built by MLIR's
-/// own parser after every pass is registered; the Rust passes it holds in
-/// pipeline order; or MLIR's error text.
+/// own parser after every pass is registered (`catalog`'s among them); the
+/// Rust passes it holds in pipeline order; or MLIR's error text.
 pub fn build_pass_manager<'c>(
     context: &'c Context,
     pipeline: &str,
+    catalog: &'static Catalog,
 ) -> Result<(PassManager<'c>, Vec<BuiltPass>), String> {
-    bridge::register_all_passes();
+    bridge::register_all_passes(catalog);
     let manager = PassManager::new(context);
     let mut error = Vec::new();
     let mut passes: Vec<BuiltPass> = Vec::new();
+    // SAFETY: the manager is live; the glue copies the pipeline text, and
+    // `error` and `passes` outlive the call, which alone uses them.
     let parsed = unsafe {
         sys::cclParsePassPipeline(
             manager.as_operation_pass_manager().to_raw(),
@@ -190,6 +222,7 @@ pub fn build_pass_manager<'c>(
 /// The pipeline of `manager` as MLIR prints it.
 pub fn pipeline_text(manager: &PassManager<'_>) -> String {
     let mut text = Vec::new();
+    // SAFETY: the manager is live; `text` outlives the call.
     unsafe {
         mlirPrintPassPipeline(
             manager.as_operation_pass_manager().to_raw(),
@@ -201,22 +234,27 @@ pub fn pipeline_text(manager: &PassManager<'_>) -> String {
 }
 
 pub fn enable_verifier(manager: &PassManager<'_>, enabled: bool) {
+    // SAFETY: the manager is live.
     unsafe { mlirPassManagerEnableVerifier(manager.to_raw(), enabled) }
 }
 
 /// Runs `manager` on `op`; failures were reported to the diagnostic handlers.
 pub fn run_pass_manager(manager: &PassManager<'_>, op: OperationRef<'_, '_>) -> bool {
+    // SAFETY: both are live, and `op` is of the manager's context.
     unsafe { mlirPassManagerRunOnOp(manager.to_raw(), op.to_raw()).value != 0 }
 }
 
 unsafe extern "C" fn collect_name(data: *mut c_void, name: MlirStringRef) {
+    // SAFETY: `data` is `registered_pass_names`'s list, alive and not
+    // otherwise borrowed during the call; the name is readable for the call.
     let _ = crate::panic::catch_in_callback(|| unsafe { (*(data as *mut Vec<String>)).push(owned(name)) });
 }
 
-/// Every registered pass and pipeline name, upstream and Rust.
-pub fn registered_pass_names() -> Vec<String> {
-    bridge::register_all_passes();
+/// Every registered pass and pipeline name, upstream and `catalog`'s.
+pub fn registered_pass_names(catalog: &'static Catalog) -> Vec<String> {
+    bridge::register_all_passes(catalog);
     let mut names = Vec::new();
+    // SAFETY: `names` outlives the call, which alone uses it.
     unsafe { sys::cclForEachRegisteredPassName(collect_name, &mut names as *mut _ as *mut c_void) };
     names
 }

@@ -2,12 +2,13 @@
 //! anchor, typed options, typed statistics), the trait it implements, and
 //! what it reports.
 //!
-//! These types live in the passes crate so that the passes can describe
-//! themselves and the tool layer (`cclir`: MLIR's registry, `ccl-opt`, the
-//! library API) can depend on the passes without a dependency cycle. The
-//! tool layer turns every [`PassInfo`] into one C++ `mlir::Pass` registered
-//! with MLIR (`src/mlir/`), so MLIR's pipeline parser, `--help`,
-//! `--list-passes` and `--dump-pass-pipeline` know it like an upstream pass.
+//! These types live beside the FFI layer, below the passes: the passes
+//! crate describes its passes with them (and re-exports this module as
+//! `cclir_passes::framework`), and the pass bridge ([`crate::ffi::bridge`])
+//! turns every [`PassInfo`] into one C++ `mlir::Pass` registered with MLIR,
+//! so MLIR's pipeline parser, `--help`, `--list-passes` and
+//! `--dump-pass-pipeline` know it like an upstream pass. Neither needs the
+//! other's crate.
 
 use melior::ir::{operation::OperationLike, Location, OperationRef};
 use std::{
@@ -310,7 +311,7 @@ macro_rules! pass_statistics {
 // What a pass reports
 // ---------------------------------------------------------------------------
 
-pub use cclir_dialect::diagnostics::Severity;
+pub use crate::diagnostics::Severity;
 
 /// A diagnostic a pass emits: at an MLIR location (so MLIR renders it with
 /// the source line, and `--verify-diagnostics` matches it), with notes.

@@ -409,9 +409,9 @@ mod tests {
 
     /// Files `ccl-opt --emit-bytecode` wrote (the bytecode fuzz seeds).
     const SEEDS: [&[u8]; 3] = [
-        include_bytes!("../../fuzz/regressions/bytecode/moe-dispatch"),
-        include_bytes!("../../fuzz/regressions/bytecode/moe-dispatch-fenced"),
-        include_bytes!("../../fuzz/regressions/bytecode/upstream"),
+        include_bytes!("../../../fuzz/regressions/bytecode/moe-dispatch"),
+        include_bytes!("../../../fuzz/regressions/bytecode/moe-dispatch-fenced"),
+        include_bytes!("../../../fuzz/regressions/bytecode/upstream"),
     ];
 
     /// MLIR's `EncodingEmitter::emitVarInt`: `n` bytes hold a value below
@@ -584,15 +584,15 @@ mod tests {
             |offset, what, count, left, declared| Problem::GroupOverflow { offset, what, count, left, declared };
         vec![
             (
-                include_bytes!("../../lit-tests/Driver/Inputs/bytecode/offsets-overflow-end.mlirbc"),
+                include_bytes!("../../../lit-tests/Driver/Inputs/bytecode/offsets-overflow-end.mlirbc"),
                 overflow(59, "attribute", 123, 2, 2),
             ),
             (
-                include_bytes!("../../lit-tests/Driver/Inputs/bytecode/offsets-overflow-past-section.mlirbc"),
+                include_bytes!("../../../lit-tests/Driver/Inputs/bytecode/offsets-overflow-past-section.mlirbc"),
                 overflow(38, "attribute", 127, 17, 17),
             ),
             (
-                include_bytes!("../../lit-tests/Driver/Inputs/bytecode/offsets-overflow-malloc-abort.mlirbc"),
+                include_bytes!("../../../lit-tests/Driver/Inputs/bytecode/offsets-overflow-malloc-abort.mlirbc"),
                 overflow(38, "type", 16, 4, 4),
             ),
         ]
