@@ -37,7 +37,7 @@ pub use tools::{
     statistics::{Display, PassStatistics},
 };
 
-use cclir_dialect::ffi::{bridge, driver};
+use cclir_dialect::ffi::{bridge, driver, operations};
 use diagnostics::{DiagnosticSink, SourceMap};
 use melior::{ir::Operation, pass::PassManager, Context};
 use std::{cell::RefCell, path::Path, sync::Arc};
@@ -202,7 +202,7 @@ impl Session {
     /// Runs `pipeline` on `program`; on failure the error carries every
     /// diagnostic the run reported.
     pub fn run(&self, pipeline: &BuiltPipeline<'_>, program: &mut Program<'_>) -> Result<(), Error> {
-        let ok = driver::run_pass_manager(&pipeline.manager, driver::as_ref(&program.op));
+        let ok = driver::run_pass_manager(&pipeline.manager, operations::as_ref(&program.op));
         if ok {
             Ok(())
         } else {
@@ -263,7 +263,7 @@ impl<'c> Program<'c> {
 
     /// The module as a borrowed op, the form the model and the passes read.
     pub fn operation_ref(&self) -> melior::ir::OperationRef<'c, '_> {
-        driver::as_ref(&self.op)
+        operations::as_ref(&self.op)
     }
 
     /// The program in MLIR's textual form, as mlir-opt prints it.
@@ -274,7 +274,7 @@ impl<'c> Program<'c> {
     }
 
     pub fn write(&self, writer: &mut dyn std::io::Write, options: PrintOptions) -> std::io::Result<()> {
-        driver::print_operation(driver::as_ref(&self.op), options, writer)?;
+        driver::print_operation(operations::as_ref(&self.op), options, writer)?;
         writer.write_all(b"\n")
     }
 }

@@ -12,7 +12,7 @@ use crate::{
     framework::Counters,
 };
 use melior::{
-    ir::{operation::OperationLike, Operation, OperationRef},
+    ir::{Operation, OperationRef},
     pass::PassManager,
     Context,
 };
@@ -151,12 +151,6 @@ pub fn print_operation(op: OperationRef<'_, '_>, options: PrintOptions, writer: 
         mlirOpPrintingFlagsDestroy(flags);
         state.error.map_or(Ok(()), Err)
     }
-}
-
-/// A borrowed reference to an owned op.
-pub fn as_ref<'c, 'o>(op: &'o Operation<'c>) -> OperationRef<'c, 'o> {
-    // SAFETY: `op` is alive and owned for `'o`, which the reference borrows.
-    unsafe { OperationRef::from_raw(op.to_raw()) }
 }
 
 // ---------------------------------------------------------------------------
