@@ -28,9 +28,9 @@ pub fn opt_main() -> i32 {
     cclir_dialect::ffi::tools::opt_main(&CATALOG, &OPT_HOOKS)
 }
 
-/// `ccl-lsp-server`: mlir-lsp-server with the ccl dialect and passes.
+/// `ccl-lsp-server`: mlir-lsp-server with every upstream dialect and ccl.
 pub fn lsp_server_main() -> i32 {
-    cclir_dialect::ffi::tools::lsp_server_main(&CATALOG)
+    cclir_dialect::ffi::tools::lsp_server_main()
 }
 
 /// `ccl-reduce`: mlir-reduce with the ccl dialect and passes.

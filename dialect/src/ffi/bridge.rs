@@ -38,10 +38,16 @@ static CATALOG: OnceLock<&'static Catalog> = OnceLock::new();
 /// `catalog` with MLIR's global registry, once per process (a later
 /// catalog is ignored: the registry is global).
 pub fn register_all_passes(catalog: &'static Catalog) {
-    CATALOG.get_or_init(|| catalog);
+    set_catalog(catalog);
     // SAFETY: `register_rust` is a callback of the type the glue expects;
     // the glue calls it at most once, under its own once-guard.
     unsafe { sys::cclRegisterAllPasses(register_rust) };
+}
+
+/// Keeps `catalog` for [`register_rust`], which C++ calls when it registers
+/// the passes (a later catalog is ignored: the registry is global).
+pub(crate) fn set_catalog(catalog: &'static Catalog) {
+    CATALOG.get_or_init(|| catalog);
 }
 
 /// Arguments registered so far (MLIR's registry aborts on a second one).

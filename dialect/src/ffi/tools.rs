@@ -1,7 +1,7 @@
 //! The tool mains: `ccl-opt` (MLIR's `MlirOptMain`), `ccl-lsp-server`
 //! (`MlirLspServerMain`) and `ccl-reduce` (`mlirReduceMain`), each with
-//! every upstream dialect and pass, the ccl dialect and the Rust passes of
-//! a [`Catalog`]. The work runs on the main thread switched to a large
+//! every upstream dialect and pass, the ccl dialect, and (but for the
+//! language server) the Rust passes of a [`Catalog`]. The work runs on the main thread switched to a large
 //! reserved stack ([`super::stack`]), because MLIR's parser, verifier and
 //! printer recurse once per nesting level.
 //!
@@ -91,7 +91,7 @@ fn run_on_big_stack(handlers: CrashHandlers, main: impl FnOnce(usize, c_int, *mu
 
 /// `ccl-opt`: mlir-opt with the ccl dialect and `catalog`'s passes.
 pub fn opt_main(catalog: &'static Catalog, hooks: &'static OptHooks) -> i32 {
-    bridge::register_all_passes(catalog);
+    bridge::set_catalog(catalog);
     run_on_big_stack(CrashHandlers::Llvm, |nesting, argc, argv| {
         OPT.get_or_init(|| (hooks, nesting));
         // SAFETY: `argv` holds `argc` NUL-terminated arguments and a null,
@@ -100,16 +100,15 @@ pub fn opt_main(catalog: &'static Catalog, hooks: &'static OptHooks) -> i32 {
     })
 }
 
-/// `ccl-lsp-server`.
-pub fn lsp_server_main(catalog: &'static Catalog) -> i32 {
-    bridge::register_all_passes(catalog);
+/// `ccl-lsp-server` (the language server knows no passes).
+pub fn lsp_server_main() -> i32 {
     // SAFETY: as in `opt_main`.
     run_on_big_stack(CrashHandlers::None, |_, argc, argv| unsafe { sys::cclLspServerMain(argc, argv) })
 }
 
 /// `ccl-reduce`.
 pub fn reduce_main(catalog: &'static Catalog) -> i32 {
-    bridge::register_all_passes(catalog);
+    bridge::set_catalog(catalog);
     // SAFETY: as in `opt_main`.
     run_on_big_stack(CrashHandlers::Llvm, |_, argc, argv| unsafe { sys::cclReduceMain(argc, argv, register_rust) })
 }
@@ -244,4 +243,24 @@ pub fn remove_on_signal(path: &std::path::Path, remove: bool) {
     let text = path.to_string_lossy();
     // SAFETY: the glue copies the path before it returns.
     unsafe { sys::cclRemoveFileOnSignal(string_ref(&text), remove) };
+}
+
+/// Defines the C `main` of a tool binary (which declares `#![no_main]`) as
+/// a call of `$body`, a `fn() -> i32`: Rust's runtime would ignore SIGPIPE
+/// and reopen closed standard streams on /dev/null, and mlir-opt does
+/// neither (`ccl-opt x.mlir >&-` fails, `ccl-opt --list-passes | head` ends
+/// quietly). The process's arguments are read through `std::env`.
+///
+/// The exported symbol is what makes this `unsafe_code`: a `#[no_mangle]`
+/// item could clash with another symbol of the same name. It is sound in a
+/// binary with `#![no_main]`, where Rust defines no `main` of its own and
+/// the C runtime calls this one.
+#[macro_export]
+macro_rules! c_main {
+    ($body:path) => {
+        #[no_mangle]
+        pub extern "C" fn main(_argc: ::std::ffi::c_int, _argv: *const *const ::std::ffi::c_char) -> ::std::ffi::c_int {
+            $body()
+        }
+    };
 }
