@@ -54,6 +54,23 @@ pub struct OptionSpec {
 }
 
 impl OptionSpec {
+    /// `-name : help (type, default)`, the choices on lines of their own.
+    fn reference(&self) -> String {
+        match self.kind {
+            OptionKind::Bool { default } => format!("-{} : {} (default: {default})\n", self.name, self.help),
+            OptionKind::Int { default, min } => {
+                format!("-{} : {} (an integer, at least {min}; default: {default})\n", self.name, self.help)
+            }
+            OptionKind::Choice { default, choices, helps } => {
+                let mut text = format!("-{} : {} (default: {})\n", self.name, self.help, choices[default]);
+                for (choice, help) in choices.iter().zip(helps) {
+                    text.push_str(&format!("    {choice} : {help}\n"));
+                }
+                text
+            }
+        }
+    }
+
     fn default_value(&self) -> i64 {
         match self.kind {
             OptionKind::Bool { default } => default as i64,
@@ -491,12 +508,40 @@ pub struct PassInfo {
     pub name: &'static str,
     /// One line for `--help` and `--list-passes`.
     pub summary: &'static str,
+    /// What the pass does, in Markdown: the opening of its page in
+    /// docs/passes/ ([`PassInfo::reference`]).
+    pub description: &'static str,
     pub anchor: Anchor,
     /// Dialects the pass creates ops of (loaded before it runs).
     pub dependent_dialects: &'static [&'static str],
     pub options: &'static [OptionSpec],
     pub statistics: &'static [StatisticSpec],
     pub create: fn(OptionValues<'_>, &Counters) -> Box<dyn CclPass>,
+}
+
+impl PassInfo {
+    /// The pass's reference in Markdown, as `mlir-tblgen -gen-pass-doc`
+    /// makes one from `Passes.td`: the argument, the summary, the
+    /// description, the options and the statistics. Each page in
+    /// docs/passes/ opens with it.
+    pub fn reference(&self) -> String {
+        let mut text = format!("# `{}`\n\n_{}_\n\n{}\n", self.argument, self.summary, self.description.trim_end());
+        if !self.options.is_empty() {
+            text.push_str("\n## Options\n\n```\n");
+            for option in self.options {
+                text.push_str(&option.reference());
+            }
+            text.push_str("```\n");
+        }
+        if !self.statistics.is_empty() {
+            text.push_str("\n## Statistics\n\n```\n");
+            for statistic in self.statistics {
+                text.push_str(&format!("{} : {}\n", statistic.name, statistic.description));
+            }
+            text.push_str("```\n");
+        }
+        text
+    }
 }
 
 impl fmt::Debug for PassInfo {

@@ -62,6 +62,11 @@ pub static INFO: PassInfo = PassInfo {
     argument: ARGUMENT,
     name: "CclAdmitLaunchWidth",
     summary: "Admit the all_to_all_v launch width B = CalAllToAllVBlocks(P, L) once, at the orchestration entry",
+    description: "Decides, once and at compile time where it can, how many blocks a\n\
+        `ccl.all_to_all_v` launches, and rejects widths the runtime could not use.\n\
+        An op-agnostic pass (`passes/src/admit_launch_width/`): every rule looks\n\
+        at one function at a time, so it runs on a module (all its functions, and\n\
+        any cal op outside a function) or on each function alone.",
     // Every rule looks at one function at a time, so the pass runs on a
     // module (every function in it) or on each function alone:
     // `ccl-pipeline` nests it under `func.func`, where MLIR runs it per

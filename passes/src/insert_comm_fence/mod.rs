@@ -55,6 +55,13 @@ pub static INFO: PassInfo = PassInfo {
     argument: "ccl-insert-comm-fence",
     name: "CclInsertCommFence",
     summary: "Insert cache-invalidate and fence markers for data-before-signal ordering",
+    description: "The hardware this IR targets promises \"data before signal\" only if the\n\
+        program says so: a peer that sees a signal must also see the data written\n\
+        before it, and a kernel that consumes data a peer or a collective delivered\n\
+        must not read stale cache lines. Nothing checks this at build time; a missing\n\
+        marker is a silent race. This pass writes the markers. It runs last in a\n\
+        pipeline, is idempotent (a second run prints byte-identical IR), and changes\n\
+        only InCore functions (`ccl.kind` = `incore`, `aic`, `aiv`).",
     anchor: Anchor::Module,
     dependent_dialects: &["ccl"],
     options: &[],

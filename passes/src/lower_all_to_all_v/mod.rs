@@ -61,6 +61,11 @@ pub static INFO: PassInfo = PassInfo {
     argument: ARGUMENT,
     name: "CclLowerAllToAllV",
     summary: "Lower each admitted ccl.all_to_all_v to a call of a synthesized kernel that snapshots the peer counts after the start barrier",
+    description: "Turns each admitted `ccl.all_to_all_v` into a `func.call` of a kernel the\n\
+        pass synthesizes: the collective as the device code that runs it, with the\n\
+        peers' counts read once, right after the start barrier, and kept locally.\n\
+        A module pass (`passes/src/lower_all_to_all_v/`); it places no markers:\n\
+        `ccl-insert-comm-fence` places them and `ccl-verify-comm-order` proves them.",
     anchor: Anchor::Module,
     dependent_dialects: &["arith", "ccl", "func", "memref", "scf"],
     options: LowerOptions::SPECS,

@@ -55,6 +55,13 @@ pub static INFO: PassInfo = PassInfo {
     argument: "ccl-verify-comm-order",
     name: "CclVerifyCommOrder",
     summary: "Check data-before-signal ordering (markers, waits, post-collective prologues); change nothing",
+    description: "The hardware toolchain never checks \"data before signal\": a missing marker is\n\
+        a silent data race, not a build error. This pass is the compile-time safety\n\
+        net. It is a checker, not a rewriter: it changes nothing (the output is\n\
+        byte-identical to the input), reports **every** violation of the run as a\n\
+        located error with a note at the other end of the offending path, then fails\n\
+        (exit code 1 under `ccl-opt`). Everything `ccl-insert-comm-fence` produces\n\
+        passes it; `ccl-pipeline` runs it last.",
     anchor: Anchor::Module,
     dependent_dialects: &[],
     options: VerifyOptions::SPECS,
