@@ -42,6 +42,12 @@ use diagnostics::{DiagnosticSink, SourceMap};
 use melior::{ir::Operation, pass::PassManager, Context};
 use std::{cell::RefCell, path::Path, sync::Arc};
 
+/// docs/writing-a-pass.md: its example is a whole pass, compiled and run
+/// as a doc-test.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/writing-a-pass.md")]
+pub struct WritingAPass;
+
 /// Registers one more Rust pass (a downstream crate's own) with MLIR's
 /// registry, next to the ccl passes: pipelines then name it like any pass.
 /// Fails if a pass of that argument is registered already.
