@@ -6,7 +6,7 @@
 //
 // build.rs compiles it three ways: mlir-tblgen's C++ for the dialect linked
 // into every cclir binary and the mlir-opt plugin; the Rust typed views the
-// passes use (passes/build.rs, through llvm-tblgen --dump-json); and
+// passes use (dialect/build/views.rs, through llvm-tblgen --dump-json); and
 // -gen-dialect-doc for the reference.
 //
 // Every op that moves data or synchronises keeps MLIR's default "unknown
@@ -343,7 +343,7 @@ def Ccl_CacheInvalidOp : Ccl_Op<"cacheinvalid"> {
   // Prints as `($target^ `:` type($target))? attr-dict` would, but the whole-GM
   // form may be followed by an op with results (`ccl.cacheinvalid` then
   // `%v = ccl.read ...`): a `%name` that starts the next op's result list is
-  // not taken for the target (src/mlir/cpp/CclDialect.cpp).
+  // not taken for the target (cpp/CclDialect.cpp).
   let assemblyFormat = "`` custom<CacheInvalidTarget>($target, type($target)) attr-dict";
 }
 

@@ -1,5 +1,5 @@
 //! docs/dialect/ccl.md is the reference mlir-tblgen generates from
-//! src/dialect/Ccl.td, kept in the repository so it can be read there; this
+//! dialect/Ccl.td, kept in the repository so it can be read there; this
 //! test fails when the two drift apart. Regenerate with
 //! `CCLIR_BLESS=1 cargo test --test dialect_doc`.
 

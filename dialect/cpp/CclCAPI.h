@@ -2,7 +2,7 @@
 |*                                                                            *|
 |* The registration handle of the dialect (MLIR's convention for every       *|
 |* dialect's C API) and the accessors of its attributes that the C API has   *|
-|* no generic form of. The Rust side (src/dialect) declares the same         *|
+|* no generic form of. The Rust side (dialect/src/ffi) declares the same      *|
 |* functions.                                                                *|
 \*===----------------------------------------------------------------------===*/
 #ifndef CCLIR_CCLCAPI_H

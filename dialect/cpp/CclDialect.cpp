@@ -2,7 +2,7 @@
 //
 // Glue only: the generated definitions, and the dialect's initialize() that
 // adds the generated ops and attributes. Every op, parser and printer comes
-// from src/dialect/Ccl.td, but for one custom directive (ccl.cacheinvalid's
+// from dialect/Ccl.td, but for one custom directive (ccl.cacheinvalid's
 // optional target) defined here; so do the verifiers, but for the checks
 // ODS cannot state, written here as the hooks it declares: index counts
 // and element types against a buffer's type, ccl.submit's callee (a symbol

@@ -1,7 +1,7 @@
 //===- CclDialect.h - the ccl dialect's C++ classes -----------------------===//
 //
 // Glue only: the declarations mlir-tblgen generates from
-// src/dialect/Ccl.td, in the order they depend on each other.
+// dialect/Ccl.td, in the order they depend on each other.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CCLIR_CCLDIALECT_H
