@@ -41,7 +41,8 @@ fn every_pass_page_opens_with_its_generated_reference() {
             continue;
         }
         if bless {
-            let hand_written = page.split_once(END).map_or(page.as_str(), |(_, rest)| rest.strip_prefix('\n').unwrap_or(rest));
+            let hand_written =
+                page.split_once(END).map_or(page.as_str(), |(_, rest)| rest.strip_prefix('\n').unwrap_or(rest));
             std::fs::write(&path, format!("{generated}{hand_written}")).expect("write the page");
         } else {
             stale.push(path.display().to_string());
