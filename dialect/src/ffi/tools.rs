@@ -126,10 +126,10 @@ fn hooks() -> (&'static OptHooks, usize) {
 /// # Safety
 /// `data` must point at `length` readable bytes for `'d`, or `length` be 0.
 unsafe fn buffer<'d>(data: *const c_char, length: usize) -> &'d [u8] {
-    // SAFETY: the caller's promise.
     if length == 0 {
         &[]
     } else {
+        // SAFETY: the caller's promise.
         unsafe { std::slice::from_raw_parts(data as *const u8, length) }
     }
 }
