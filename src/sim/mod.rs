@@ -13,6 +13,8 @@ pub mod machine;
 pub mod memory;
 pub mod program;
 pub mod report;
+pub mod summary;
+pub mod trace;
 pub mod value;
 
 pub use compile::{compile, InputError};
