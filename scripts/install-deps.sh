@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what cclir needs to build and test on a fresh Debian machine:
 # MLIR/LLVM 22 (headers, static libraries, mlir-opt, FileCheck), what they need
-# to link, libclang for bindgen, LLVM's `lit` runner, and Python's venv (the
-# Python package is built and tested in a virtualenv). Safe to run again.
+# to link, libclang for bindgen, LLVM's `lit` runner, Spin with the C compiler
+# its verifiers are built with (bench/promela/, the benchmark peer of ccl-sim),
+# and Python's venv (the Python package is built and tested in a virtualenv).
+# Safe to run again.
 set -euo pipefail
 
 LLVM_PREFIX=/usr/lib/llvm-22
@@ -10,7 +12,7 @@ PACKAGES=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libpolly-22-dev libclang-22-dev clang-22
   libzstd-dev libz3-dev libxml2-dev zlib1g-dev libffi-dev libedit-dev libcurl4-openssl-dev
-  python3-venv
+  spin gcc python3-venv
 )
 
 SUDO=""
@@ -34,5 +36,8 @@ fi
 
 for tool in mlir-opt FileCheck; do
   [ -x "$LLVM_PREFIX/bin/$tool" ] || { echo "install-deps: $LLVM_PREFIX/bin/$tool is missing after install" >&2; exit 1; }
+done
+for tool in spin gcc; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "install-deps: $tool is missing after install" >&2; exit 1; }
 done
 echo "install-deps: MLIR 22 is ready in $LLVM_PREFIX" >&2

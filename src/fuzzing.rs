@@ -102,9 +102,34 @@ pub fn driver(data: &[u8]) {
 /// Parses and runs `text` through `pipeline`, panicking only on an internal
 /// error of a pass.
 pub fn run_text(text: &str, pipeline: &str) {
+    run_input(text.as_bytes(), "fuzz.mlir", pipeline)
+}
+
+/// MLIR bytecode's magic number.
+const BYTECODE_MAGIC: &[u8] = b"ML\xefR";
+
+/// MLIR's bytecode reader with every dialect ccl-opt has: any bytes, read
+/// as bytecode (the magic number is put in front where it is missing),
+/// are rejected with a diagnostic, or read into IR that verifies, runs
+/// through `ccl-pipeline` without an internal error and prints. Seeds are
+/// files `ccl-opt --emit-bytecode` wrote (fuzz/regressions/bytecode/).
+///
+/// Some corrupted files crash MLIR's reader itself, in mlir-opt as in
+/// ccl-opt (docs/ccl-opt.md, "Limits"): those are kept as lit tests that
+/// compare the two tools, not replayed in process.
+pub fn bytecode(data: &[u8]) {
+    let input = if data.starts_with(BYTECODE_MAGIC) { data.to_vec() } else { [BYTECODE_MAGIC, data].concat() };
+    run_input(&input, "fuzz.mlirbc", "builtin.module(ccl-pipeline)")
+}
+
+/// Parses `input` (text or bytecode) as buffer `name` and runs it through
+/// `pipeline`, panicking only on an internal error of a pass or on printed
+/// IR that does not parse again.
+fn run_input(input: &[u8], name: &str, pipeline: &str) {
+    let text = || String::from_utf8_lossy(input).into_owned();
     with_session(|session| {
         let _ = session.take_diagnostics();
-        let Ok(mut program) = session.parse(text, "fuzz.mlir") else {
+        let Ok(mut program) = session.parse_bytes(input, name) else {
             return;
         };
         let built = session.pipeline(pipeline).expect("the fuzz pipelines are valid");
@@ -116,7 +141,8 @@ pub fn run_text(text: &str, pipeline: &str) {
         for diagnostic in &diagnostics {
             assert!(
                 !diagnostic.message.contains("internal error"),
-                "{pipeline} on\n{text}\nreported {}",
+                "{pipeline} on\n{}\nreported {}",
+                text(),
                 diagnostic.message
             );
         }

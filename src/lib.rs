@@ -142,9 +142,15 @@ impl Session {
     /// Parses and verifies `source` as mlir-opt reads a file; locations
     /// name `buffer`.
     pub fn parse(&self, source: &str, buffer: &str) -> Result<Program<'_>, Error> {
-        let text: Arc<str> = Arc::from(source);
-        self.sources.borrow_mut().add(buffer, text.clone());
-        if let Err(deep) = input::check_nesting(source.as_bytes(), self.config.max_nesting) {
+        self.parse_bytes(source.as_bytes(), buffer)
+    }
+
+    /// Parses and verifies `source`, MLIR text or bytecode (told apart by
+    /// bytecode's magic number, as mlir-opt does); locations name `buffer`.
+    pub fn parse_bytes(&self, source: &[u8], buffer: &str) -> Result<Program<'_>, Error> {
+        let text: Arc<str> = Arc::from(String::from_utf8_lossy(source));
+        self.sources.borrow_mut().add(buffer, text);
+        if let Err(deep) = input::check_nesting(source, self.config.max_nesting) {
             return Err(Error::Parse {
                 buffer: buffer.to_string(),
                 diagnostics: vec![Diagnostic {
@@ -155,7 +161,7 @@ impl Session {
                 }],
             });
         }
-        let parsed = mlir::ir::parse_for_tool(&self.context, &text, buffer);
+        let parsed = mlir::ir::parse_for_tool(&self.context, source, buffer);
         let diagnostics = self.sink.take();
         match parsed {
             Some(op) if !diagnostics.iter().any(|d| d.severity == Severity::Error) => {

@@ -5,7 +5,7 @@
 
 use super::{
     bridge,
-    strings::{append_to_vec, bytes, owned, string_ref},
+    strings::{append_to_vec, byte_ref, bytes, owned, string_ref},
     sys,
 };
 use crate::diagnostics::{Diagnostic, DiagnosticSink, Severity, SourceLoc};
@@ -136,13 +136,13 @@ pub fn attach_diagnostic_sink(context: &Context, sink: DiagnosticSink) {
 // Parsing and printing
 // ---------------------------------------------------------------------------
 
-/// Parses `text` as mlir-opt parses a file: locations name `name`, a buffer
-/// that is not one top-level op gets an implicit `builtin.module`, and the
-/// result is verified. `None` on failure (the diagnostics went to the
+/// Parses `source` (MLIR text, or bytecode by its magic number) as mlir-opt
+/// parses a file: locations name `name`, a buffer that is not one top-level
+/// op gets an implicit `builtin.module`, and the result is verified. `None` on failure (the diagnostics went to the
 /// context's handlers).
-pub fn parse_for_tool<'c>(context: &'c Context, text: &str, name: &str) -> Option<Operation<'c>> {
+pub fn parse_for_tool<'c>(context: &'c Context, source: &[u8], name: &str) -> Option<Operation<'c>> {
     unsafe {
-        let raw = sys::cclParseSourceForTool(context.to_raw(), string_ref(text), string_ref(name), true);
+        let raw = sys::cclParseSourceForTool(context.to_raw(), byte_ref(source), string_ref(name), true);
         Operation::from_option_raw(raw)
     }
 }

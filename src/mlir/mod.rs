@@ -6,12 +6,16 @@
 //! - [`bridge`]: the Rust half of the C++ pass class (registration,
 //!   callbacks, diagnostics, MLIR's thread pool);
 //! - [`tools`]: `ccl-opt`, `ccl-lsp-server`, `ccl-reduce`;
+//! - [`stack`]: the stack they run on, sized under the address-space limit;
+//! - [`crash`]: a crash ends them promptly;
 //! - [`ir`]: what the library API does with MLIR (contexts, parsing, pass
 //!   managers, printing, diagnostics as values);
 //! - [`strings`]: strings across the boundary.
 
 pub mod bridge;
+pub mod crash;
 pub mod ir;
+pub mod stack;
 pub mod strings;
 pub mod sys;
 pub mod tools;

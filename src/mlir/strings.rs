@@ -10,6 +10,12 @@ pub fn string_ref(text: &str) -> MlirStringRef {
     MlirStringRef { data: text.as_ptr() as *const c_char, length: text.len() }
 }
 
+/// A borrowed `MlirStringRef` of `bytes`, which need not be UTF-8 (MLIR
+/// bytecode).
+pub fn byte_ref(bytes: &[u8]) -> MlirStringRef {
+    MlirStringRef { data: bytes.as_ptr() as *const c_char, length: bytes.len() }
+}
+
 /// The bytes of `text`, read by pointer and length.
 ///
 /// # Safety

@@ -154,4 +154,5 @@ extern "C" {
 
 extern "C" {
     pub fn cclRemoveFileOnSignal(path: MlirStringRef, remove: bool);
+    pub fn cclRegisterSignalHandlers();
 }

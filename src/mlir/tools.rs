@@ -1,12 +1,14 @@
 //! The tool mains: `ccl-opt` (MLIR's `MlirOptMain`), `ccl-lsp-server`
 //! (`MlirLspServerMain`) and `ccl-reduce` (`mlirReduceMain`), each with
 //! every upstream dialect and pass, the ccl dialect and the Rust passes. The
-//! work runs on a thread with a large reserved stack, because MLIR's parser,
-//! verifier and printer recurse once per nesting level; the input is
-//! checked against the depth that stack holds before MLIR sees it.
+//! work runs on the main thread switched to a large reserved stack
+//! ([`super::stack`]), because MLIR's parser, verifier and printer recurse
+//! once per nesting level; the input is checked against the depth that
+//! stack holds before MLIR sees it.
 
 use super::{
-    bridge,
+    bridge, crash,
+    stack::{self, Stack},
     strings::{bytes, owned},
     sys,
 };
@@ -19,57 +21,56 @@ use mlir_sys::MlirStringRef;
 use std::{
     cell::RefCell,
     ffi::{c_char, c_int, c_void, CString},
+    sync::atomic::{AtomicUsize, Ordering},
 };
 
-/// The stack the tools run on: reserved address space, committed only as
-/// deep nests touch it.
-pub const STACK_BYTES: usize = 8 << 30;
+/// The deepest bracket nesting the input may have: what the stack the tool
+/// runs on holds ([`stack::nesting_for`]), set before the tool main runs.
+static MAX_NESTING: AtomicUsize = AtomicUsize::new(0);
 
-/// The deepest bracket nesting the tools accept. MLIR's parser, verifier
-/// and printer use well under 16 KiB of stack per level (measured: see
-/// docs/ccl-opt.md), so [`STACK_BYTES`] holds this with room to spare.
-pub const MAX_NESTING: usize = 200_000;
+/// Whether LLVM's crash handlers are the tool's (as in mlir-opt and
+/// mlir-reduce; mlir-lsp-server installs none).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CrashHandlers {
+    Llvm,
+    None,
+}
 
-/// Runs `main` (a C main: argc, argv) on the big-stack thread with the
-/// process's arguments; returns its exit code.
-fn run_on_big_stack(main: impl FnOnce(c_int, *mut *mut c_char) -> c_int + Send + 'static) -> i32 {
+/// Runs `main` (a C main: argc, argv) with the process's arguments on a
+/// reserved stack; returns its exit code.
+fn run_on_big_stack(handlers: CrashHandlers, main: impl FnOnce(c_int, *mut *mut c_char) -> c_int) -> i32 {
+    if handlers == CrashHandlers::Llvm {
+        crash::install_watchdog();
+    }
+    let stack = match Stack::reserve() {
+        Ok(stack) => stack,
+        Err(message) => {
+            eprintln!("{message}");
+            return 1;
+        }
+    };
+    MAX_NESTING.store(stack::nesting_for(stack.bytes()), Ordering::SeqCst);
     let args: Vec<CString> = std::env::args_os()
         .map(|arg| CString::new(std::os::unix::ffi::OsStrExt::as_bytes(arg.as_os_str())).unwrap_or_default())
         .collect();
-    let run = move || {
-        let mut argv: Vec<*mut c_char> = args.iter().map(|a| a.as_ptr() as *mut c_char).collect();
-        argv.push(std::ptr::null_mut());
-        main(args.len() as c_int, argv.as_mut_ptr())
-    };
-    // Named as the process is (what a main thread shows in MLIR's action
-    // logs and in debuggers).
-    let name = std::env::args_os()
-        .next()
-        .and_then(|arg0| std::path::Path::new(&arg0).file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "main".to_string());
-    let spawned = std::thread::Builder::new().name(name).stack_size(STACK_BYTES).spawn(run);
-    match spawned {
-        Ok(thread) => thread.join().unwrap_or(1),
-        Err(error) => {
-            eprintln!("error: cannot reserve the {} GiB stack the tools run on: {error}", STACK_BYTES >> 30);
-            1
-        }
-    }
+    let mut argv: Vec<*mut c_char> = args.iter().map(|a| a.as_ptr() as *mut c_char).collect();
+    argv.push(std::ptr::null_mut());
+    stack.run(|| main(args.len() as c_int, argv.as_mut_ptr()))
 }
 
 /// `ccl-opt`: mlir-opt with the ccl dialect and passes.
 pub fn opt_main() -> i32 {
-    run_on_big_stack(|argc, argv| unsafe { sys::cclOptMain(argc, argv, &OPT_HOOKS) })
+    run_on_big_stack(CrashHandlers::Llvm, |argc, argv| unsafe { sys::cclOptMain(argc, argv, &OPT_HOOKS) })
 }
 
 /// `ccl-lsp-server`.
 pub fn lsp_server_main() -> i32 {
-    run_on_big_stack(|argc, argv| unsafe { sys::cclLspServerMain(argc, argv) })
+    run_on_big_stack(CrashHandlers::None, |argc, argv| unsafe { sys::cclLspServerMain(argc, argv) })
 }
 
 /// `ccl-reduce`.
 pub fn reduce_main() -> i32 {
-    run_on_big_stack(|argc, argv| unsafe { sys::cclReduceMain(argc, argv, bridge::register_rust) })
+    run_on_big_stack(CrashHandlers::Llvm, |argc, argv| unsafe { sys::cclReduceMain(argc, argv, bridge::register_rust) })
 }
 
 static OPT_HOOKS: sys::CclOptHooks = sys::CclOptHooks {
@@ -121,7 +122,7 @@ unsafe extern "C" fn check_input(
     unsafe {
         guarded(0, message, || {
             let text = if length == 0 { &[][..] } else { std::slice::from_raw_parts(data as *const u8, length) };
-            input::check_nesting(text, MAX_NESTING).map(|()| 1).map_err(|deep| {
+            input::check_nesting(text, MAX_NESTING.load(Ordering::SeqCst)).map(|()| 1).map_err(|deep| {
                 format!(
                     "{}:{}:{}: error: nesting deeper than {} levels: the parser's stack would overflow",
                     owned(name),

@@ -165,6 +165,12 @@ typedef struct {
 /// handler, as for mlir-opt's own output), or forgets it again.
 void cclRemoveFileOnSignal(MlirStringRef path, bool remove);
 
+/// Installs LLVM's signal handlers as llvm::InitLLVM does first (SIGPIPE
+/// ending the run with LLVM's one-shot exit included), so that they are in
+/// place before a tool main runs and can be wrapped (src/mlir/crash.rs).
+/// InitLLVM in the main later finds them installed and adds its callbacks.
+void cclRegisterSignalHandlers(void);
+
 /// mlir-opt's main with the ccl dialect and the Rust passes; returns the
 /// exit code.
 int cclOptMain(int argc, char **argv, const CclOptHooks *hooks);

@@ -262,6 +262,10 @@ extern "C" int cclReduceMain(int argc, char **argv, CclRegisterFn registerRust) 
   return failed(mlirReduceMain(argc, argv, context));
 }
 
+extern "C" void cclRegisterSignalHandlers() {
+  llvm::sys::SetOneShotPipeSignalFunction(llvm::sys::DefaultOneShotPipeSignalHandler);
+}
+
 extern "C" void cclRemoveFileOnSignal(MlirStringRef path, bool remove) {
   if (remove)
     (void)llvm::sys::RemoveFileOnSignal(unwrap(path));
