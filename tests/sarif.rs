@@ -238,3 +238,77 @@ fn the_schema_rejects_what_is_not_sarif() {
     log.as_object_mut().unwrap().remove("version");
     assert!(!schema_errors(&log).is_empty());
 }
+
+/// Runs ccl-opt with `args`; returns its exit code and stderr.
+fn ccl_opt(args: &[&str]) -> (i32, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_ccl-opt"))
+        .args(args)
+        .current_dir(repository())
+        .output()
+        .expect("ccl-opt runs");
+    (output.status.code().unwrap_or(-1), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[test]
+fn ccl_opt_reports_the_checkers_error_with_its_note_as_a_related_location() {
+    let input = "lit-tests/Sim/put-without-fence.mlir";
+    let text = std::fs::read_to_string(repository().join(input)).unwrap();
+    let path = scratch("checker.sarif");
+    let (code, stderr) =
+        ccl_opt(&[input, "-p", "builtin.module(ccl-verify-comm-order)", "--sarif", path.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    // The diagnostics print as usual too.
+    assert!(stderr.contains("error: remote publish reaches a ccl.notify without ccl.fence"), "{stderr}");
+    let log = read_log(&path);
+    assert_valid(&log);
+    let run = &log["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "ccl-opt");
+    assert_eq!(run["invocations"][0]["exitCode"], 1);
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{log:#}");
+    let error = &results[0];
+    assert_eq!(error["level"], "error");
+    assert_eq!(error["message"]["text"], "remote publish reaches a ccl.notify without ccl.fence");
+    assert_eq!(line(&error["locations"][0]), line_of(&text, "ccl.put %win"));
+    assert_eq!(error["locations"][0]["physicalLocation"]["region"]["startColumn"], 5);
+    let note = &error["relatedLocations"][0];
+    assert_eq!(note["message"]["text"], "the ccl.notify it reaches");
+    assert_eq!(line(note), line_of(&text, "ccl.notify set"));
+    assert_eq!(results[1]["message"]["text"], "remote publish reaches the function's return without ccl.fence");
+}
+
+#[test]
+fn ccl_opt_logs_parse_errors_clean_runs_and_says_when_it_cannot_write() {
+    let parse = scratch("parse-opt.sarif");
+    let (code, _) = ccl_opt(&["lit-tests/Sim/parse-error.mlir", &format!("--sarif={}", parse.display())]);
+    assert_eq!(code, 1);
+    let log = read_log(&parse);
+    assert_valid(&log);
+    assert_eq!(log["runs"][0]["results"][0]["message"]["text"], "expected ':'");
+    assert_eq!(line(&log["runs"][0]["results"][0]["locations"][0]), 18);
+
+    let clean = scratch("clean-opt.sarif");
+    let output = Command::new(env!("CARGO_BIN_EXE_ccl-opt"))
+        .args([
+            "lit-tests/Sim/put-without-fence.mlir",
+            "-p",
+            "builtin.module(ccl-insert-comm-fence,ccl-verify-comm-order)",
+        ])
+        .arg(format!("--sarif={}", clean.display()))
+        .current_dir(repository())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("ccl.fence"), "the output is printed as usual");
+    let log = read_log(&clean);
+    assert_valid(&log);
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 0);
+    assert_eq!(log["runs"][0]["invocations"][0]["executionSuccessful"], true);
+
+    let (code, stderr) = ccl_opt(&["lit-tests/Sim/put-without-fence.mlir", "--sarif=/nonexistent-dir/x.sarif"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("cannot open output file '/nonexistent-dir/x.sarif'"), "{stderr}");
+
+    let help = Command::new(env!("CARGO_BIN_EXE_ccl-opt")).arg("--help").output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--sarif=<file>"), "--help lists --sarif");
+}

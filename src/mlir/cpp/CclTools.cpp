@@ -12,13 +12,15 @@
 //     regular file atomically); stdout stays LLVM's;
 //   - `--mlir-pass-statistics` reports the Rust passes' counters (Debian's
 //     LLVM compiles llvm::Statistic out, so MLIR's own report is empty), and
-//     an unknown pass name gets a "did you mean" note.
+//     an unknown pass name gets a "did you mean" note;
+//   - `--sarif=FILE` writes the run's diagnostics as a SARIF log too.
 //
 //===----------------------------------------------------------------------===//
 #include "CclDialect.h"
 #include "CclGlue.h"
 #include "RustPass.h"
 
+#include "mlir/CAPI/Diagnostics.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Support.h"
@@ -31,12 +33,14 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-lsp-server/MlirLspServerMain.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Tools/ParseUtilities.h"
 #include "mlir/Tools/mlir-reduce/MlirReduceMain.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Signals.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <cstdio>
@@ -183,14 +187,74 @@ private:
   std::string failedMessage;
 };
 
+/// `--sarif=FILE`: every diagnostic of the run goes to Rust for the log,
+/// then on to the handlers below (mlir-opt's printer, or the verifier of
+/// `--verify-diagnostics`). Parse errors come before any pass manager: a
+/// buffer that did not reach one is parsed again with a recording handler.
+class SarifRecorder {
+public:
+  SarifRecorder(const CclOptHooks *hooks, std::string path) : hooks(hooks), path(std::move(path)) {}
+
+  bool enabled() const { return !path.empty(); }
+
+  /// Records what `context` reports from now on (a pass manager's context).
+  void attach(MLIRContext *context) {
+    reachedPasses = true;
+    context->getDiagEngine().registerHandler([hooks = hooks](Diagnostic &diagnostic) {
+      hooks->record_diagnostic(wrap(diagnostic));
+      return failure();
+    });
+  }
+
+  /// After a failed run that stopped before its passes: the parser's
+  /// diagnostics of `input`, parsed again as MlirOptMain parses it.
+  void recordParseErrors(const llvm::MemoryBuffer &input, DialectRegistry &registry,
+                         const MlirOptMainConfig &config) {
+    if (reachedPasses)
+      return;
+    MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+    context.allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
+    ScopedDiagnosticHandler record(&context, [this](Diagnostic &diagnostic) {
+      hooks->record_diagnostic(wrap(diagnostic));
+      return success();
+    });
+    auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+    sourceMgr->AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(input.getMemBufferRef(), false), SMLoc());
+    ParserConfig parseConfig(&context);
+    (void)parseSourceFileForTool(sourceMgr, parseConfig, !config.shouldUseExplicitModule());
+  }
+
+  /// Writes the log (when asked for) and returns the run's exit code: 1 if
+  /// the log cannot be written.
+  int finish(int code) {
+    if (!enabled())
+      return code;
+    const char *message = nullptr;
+    if (!hooks->write_sarif(wrap(StringRef(path)), code, &message)) {
+      llvm::errs() << (message ? message : "cannot write the SARIF log") << "\n";
+      return 1;
+    }
+    return code;
+  }
+
+private:
+  const CclOptHooks *hooks;
+  std::string path;
+  bool reachedPasses = false;
+};
+
 } // namespace
 
 extern "C" int cclOptMain(int argc, char **argv, const CclOptHooks *hooks) {
   DialectRegistry registry = cclRegistry();
   cclRegisterAllPasses(hooks->register_rust);
+  // Registered before MLIR parses the command line, so --help lists it.
+  llvm::cl::opt<std::string> sarifFile("sarif", llvm::cl::desc("Write the diagnostics as a SARIF 2.1.0 log to <file> too"),
+                                       llvm::cl::value_desc("file"), llvm::cl::init(""));
   auto [inputFilename, outputFilename] =
       registerAndParseCLIOptions(argc, argv, "ccl-opt: MLIR's optimizer driver with the ccl dialect and passes",
                                  registry);
+  SarifRecorder sarif(hooks, sarifFile.getValue());
   llvm::InitLLVM initLLVM(argc, argv);
 
   // The statistics report is cclir's (see the file comment); MLIR's own
@@ -205,7 +269,9 @@ extern "C" int cclOptMain(int argc, char **argv, const CclOptHooks *hooks) {
 
   const MlirOptMainConfig base = MlirOptMainConfig::createFromCLOptions();
   MlirOptMainConfig config = base;
-  config.setPassPipelineSetupFn([&base, hooks, statistics, list](PassManager &pm) {
+  config.setPassPipelineSetupFn([&base, hooks, statistics, list, &sarif](PassManager &pm) {
+    if (sarif.enabled())
+      sarif.attach(pm.getContext());
     return setUpPipeline(base, hooks, statistics, list, pm);
   });
 
@@ -219,35 +285,44 @@ extern "C" int cclOptMain(int argc, char **argv, const CclOptHooks *hooks) {
   std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFilename, &errorMessage);
   if (!file) {
     llvm::errs() << errorMessage << "\n";
-    return 1;
+    return sarif.finish(1);
   }
   const char *message = nullptr;
   if (!hooks->check_input(file->getBufferStart(), file->getBufferSize(), wrap(file->getBufferIdentifier()),
                           &message)) {
     llvm::errs() << (message ? message : "input rejected") << "\n";
-    return 1;
+    return sarif.finish(1);
   }
+  // MlirOptMain takes a view of the input: a failed parse is parsed again
+  // for the SARIF log.
+  auto input = [&file] { return llvm::MemoryBuffer::getMemBuffer(file->getMemBufferRef(), false); };
+  auto run = [&](llvm::raw_ostream &os) {
+    bool ok = succeeded(MlirOptMain(os, input(), registry, config));
+    if (!ok && sarif.enabled())
+      sarif.recordParseErrors(*file, registry, config);
+    return ok;
+  };
 
   if (outputFilename == "-") {
     std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(outputFilename, &errorMessage);
     if (!output) {
       llvm::errs() << errorMessage << "\n";
-      return 1;
+      return sarif.finish(1);
     }
-    if (failed(MlirOptMain(output->os(), std::move(file), registry, config)))
-      return 1;
+    if (!run(output->os()))
+      return sarif.finish(1);
     output->keep();
-    return 0;
+    return sarif.finish(0);
   }
 
   void *handle = hooks->open_output(wrap(StringRef(outputFilename)), &message);
   if (!handle) {
     llvm::errs() << (message ? message : "cannot open output file") << "\n";
-    return 1;
+    return sarif.finish(1);
   }
   RustOutput output(hooks, handle);
-  bool ok = succeeded(MlirOptMain(output, std::move(file), registry, config));
-  return output.finish(ok) && ok ? 0 : 1;
+  bool ok = run(output);
+  return sarif.finish(output.finish(ok) && ok ? 0 : 1);
 }
 
 extern "C" int cclLspServerMain(int argc, char **argv) {
