@@ -1,4 +1,4 @@
-//! The SARIF 2.1.0 logs of ccl-sim (and ccl-opt): each validates against
+//! The SARIF 2.1.0 logs of ccl-sim and ccl-opt: each validates against
 //! the schema (tests/data/sarif-schema-2.1.0.json), and says what the text
 //! report says: a race as a result at the access that found it, the other
 //! access a related location, the schedule a code flow with one thread flow
@@ -11,9 +11,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repository() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+mod tools;
+use tools::repository;
 
 /// The schema's errors for `log` (empty when it validates).
 fn schema_errors(log: &Value) -> Vec<String> {
@@ -45,14 +44,8 @@ fn scratch(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-/// Runs ccl-sim with `args`; returns its exit code and stderr.
 fn ccl_sim(args: &[&str]) -> (i32, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_ccl-sim"))
-        .args(args)
-        .current_dir(repository())
-        .output()
-        .expect("ccl-sim runs");
-    (output.status.code().unwrap_or(-1), String::from_utf8_lossy(&output.stderr).into_owned())
+    tools::run(env!("CARGO_BIN_EXE_ccl-sim"), args)
 }
 
 fn read_log(path: &Path) -> Value {

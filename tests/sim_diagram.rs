@@ -7,17 +7,14 @@
 //! `CCLIR_BLESS=1 cargo test --test sim_diagram`.
 
 use cclir::sim::{self, summary::Summary, Options, Outcome};
-use std::path::Path;
-use std::process::Command;
+
+mod tools;
+use tools::repository;
 
 const INPUT: &str = "docs/images/old-order-race.mlir";
 const PICTURE: &str = "docs/images/old-order-race.svg";
 const LATE: &str =
     "builtin.module(ccl-admit-launch-width,ccl-lower-all-to-all-v{late-snapshot=true},ccl-insert-comm-fence)";
-
-fn repository() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The old order's race on 2 ranks of one block, every schedule: the
 /// shortest schedule to it, drawn.
@@ -90,12 +87,7 @@ fn the_old_orders_race_diagram_shows_the_lanes_the_edges_and_both_accesses() {
 }
 
 fn ccl_sim(args: &[&str]) -> (i32, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_ccl-sim"))
-        .args(args)
-        .current_dir(repository())
-        .output()
-        .expect("ccl-sim runs");
-    (output.status.code().unwrap_or(-1), String::from_utf8_lossy(&output.stderr).into_owned())
+    tools::run(env!("CARGO_BIN_EXE_ccl-sim"), args)
 }
 
 #[test]
