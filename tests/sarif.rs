@@ -305,3 +305,26 @@ fn ccl_opt_logs_parse_errors_clean_runs_and_says_when_it_cannot_write() {
     let help = Command::new(env!("CARGO_BIN_EXE_ccl-opt")).arg("--help").output().unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("--sarif=<file>"), "--help lists --sarif");
 }
+
+#[test]
+fn a_deadlock_is_a_result_at_the_first_stuck_op_with_the_others_related() {
+    let input = "lit-tests/Sim/deadlock.mlir";
+    let text = std::fs::read_to_string(repository().join(input)).unwrap();
+    let path = scratch("deadlock.sarif");
+    let (code, stderr) = ccl_sim(&[input, "--ranks", "2", "--sarif", path.to_str().unwrap()]);
+    assert_eq!(code, 3, "{stderr}");
+    let log = read_log(&path);
+    assert_valid(&log);
+    let result = &log["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "deadlock");
+    assert!(result["message"]["text"].as_str().unwrap().starts_with("deadlock: no step is possible"));
+    let wait = line_of(&text, "ccl.wait ge %sig");
+    assert_eq!(line(&result["locations"][0]), wait);
+    let related: Vec<(u64, &str)> = result["relatedLocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (line(l), l["message"]["text"].as_str().unwrap()))
+        .collect();
+    assert_eq!(related, [(wait, "rank 0 block 0 waits at 'ccl.wait'"), (wait, "rank 1 block 0 waits at 'ccl.wait'")]);
+}

@@ -124,3 +124,23 @@ fn ccl_sim_writes_the_diagram_of_the_race_it_reports() {
     assert_eq!(code, 1);
     assert!(stderr.contains("ccl-sim: error: cannot open output file '/nonexistent-dir/x.svg'"), "{stderr}");
 }
+
+#[test]
+fn a_collective_spans_the_hosts_and_its_racing_write_is_on_its_own_hosts_lane() {
+    let dir = std::env::temp_dir().join(format!("cclir-diagram-collective-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("collective.svg");
+    let (code, stderr) =
+        ccl_sim(&["lit-tests/Sim/missing-prologue.mlir", "--ranks", "2", "--diagram", path.to_str().unwrap()]);
+    assert_eq!(code, 3, "{stderr}");
+    let svg = std::fs::read_to_string(&path).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    assert_eq!(count(&doc, "collective"), 1);
+    let threads: Vec<&str> = doc
+        .descendants()
+        .filter(|n| has_class(n, "race-access"))
+        .map(|n| n.attribute("data-thread").unwrap())
+        .collect();
+    // The all_reduce's write is rank 1 host's, the stale read rank 1 block 0's.
+    assert_eq!(threads, ["rank 1 host", "rank 1 block 0"]);
+}

@@ -291,15 +291,16 @@ pub fn render(machine: &Machine, outcome: &Outcome, summary: &Summary, trace: &T
         },
         _ => None,
     };
-    let racing: Vec<(usize, &str)> = race
+    // Each racing access: its op's event, and the thread that made it (a
+    // collective's event is rank 0's; its access may be another host's).
+    let racing: Vec<Racing> = race
         .iter()
-        .flat_map(|race| {
-            let first = trace.access_event(race.first.thread, race.first.site, race.first.epoch);
-            let second = trace.access_event(race.second.thread, race.second.site, race.second.epoch);
-            let word = |write: bool| if write { "racing write" } else { "racing read" };
-            [first.map(|e| (e, word(race.first.write))), second.map(|e| (e, word(race.second.write)))]
+        .flat_map(|race| [race.first, race.second])
+        .filter_map(|access| {
+            let event = trace.access_event(access.thread, access.site, access.epoch)?;
+            let word = if access.write { "racing write" } else { "racing read" };
+            Some(Racing { event, thread: access.thread, word })
         })
-        .flatten()
         .collect();
 
     // Wide enough for the title and the legend too.
@@ -335,9 +336,10 @@ const DEFS: &str = r##"<defs>
 
 fn title(svg: &mut String, summary: &Summary, trace: &Trace, layout: &Layout) {
     let headline = summary.diagnostic.as_ref().map(|d| d.message.clone()).unwrap_or_else(|| "no finding".to_string());
+    let steps = if trace.steps == 1 { "1 step".to_string() } else { format!("{} steps", trace.steps) };
     let mut lines = vec![format!(
-        "ccl-sim on {} ranks: a schedule of {} steps, found after {} states",
-        layout.machine.ranks, trace.steps, summary.states
+        "ccl-sim on {} ranks: a schedule of {steps}, found after {} states",
+        layout.machine.ranks, summary.states
     )];
     if let Some(race) = &summary.race {
         lines.push(format!("{}: {}", race.first.loc, race.first.text));
@@ -636,8 +638,21 @@ fn events(svg: &mut String, layout: &Layout) {
 }
 
 /// The race's two accesses ringed, and the edge missing between them.
-fn race_marks(svg: &mut String, layout: &Layout, racing: &[(usize, &str)], kind: Option<RaceKind>) {
-    let points: Vec<(f64, f64)> = racing.iter().filter_map(|(e, _)| layout.at(*e)).collect();
+/// A racing access as drawn.
+struct Racing {
+    event: usize,
+    thread: ThreadId,
+    word: &'static str,
+}
+
+/// Where `racing` is drawn: its op's column, on its own thread's lane.
+fn racing_at(layout: &Layout, racing: &Racing) -> Option<(f64, f64)> {
+    let placed = &layout.placed[*layout.by_event.get(&racing.event)?];
+    Some((layout.x(placed.column), layout.y(*layout.lane_of.get(&racing.thread)?)))
+}
+
+fn race_marks(svg: &mut String, layout: &Layout, racing: &[Racing], kind: Option<RaceKind>) {
+    let points: Vec<(f64, f64)> = racing.iter().filter_map(|r| racing_at(layout, r)).collect();
     if let [from, to] = points[..] {
         let why = match kind {
             Some(RaceKind::StaleRead) => "the newer write is not visible to the read",
@@ -653,14 +668,15 @@ fn race_marks(svg: &mut String, layout: &Layout, racing: &[(usize, &str)], kind:
         )
         .unwrap();
     }
-    for (event, word) in racing {
-        let Some((x, y)) = layout.at(*event) else { continue };
-        let e = &layout.trace.events[*event];
+    for racing in racing {
+        let Some((x, y)) = racing_at(layout, racing) else { continue };
+        let e = &layout.trace.events[racing.event];
         let site = e.site.map(|s| layout.machine.program.site(s).loc.to_string()).unwrap_or_default();
+        let word = racing.word;
         writeln!(
             svg,
             r##"<g class="race-access" data-thread="{}" data-loc="{}"><circle cx="{x:.1}" cy="{y:.1}" r="12" fill="none" stroke="{RACE}" stroke-width="3"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" font-size="11.5" font-weight="bold" fill="{RACE}">{word}</text></g>"##,
-            thread_label(layout.machine, e.thread),
+            thread_label(layout.machine, racing.thread),
             escape(&site),
             y + 42.0
         )
@@ -710,7 +726,7 @@ fn legend(svg: &mut String, layout: &Layout, height: f64) {
         (CONTROL, r#" stroke-width="1.6" marker-end="url(#arrow-control)""#, "launch fork / join"),
         (INFLIGHT, r#" stroke-width="5" stroke-opacity="0.55""#, "write in flight, issue to landing"),
         (COLLECTIVE, r#" stroke-width="6" stroke-opacity="0.35""#, "collective (every host)"),
-        (RACE, r#" stroke-dasharray="7 5" stroke-width="2.5""#, "racing accesses, no edge between them"),
+        (RACE, r#" stroke-dasharray="7 5" stroke-width="2.5""#, "racing accesses: no edge between them, or a stale read"),
     ];
     for (colour, style, text) in lines {
         write!(svg, r##"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{colour}"{style}/>"##, x + 34.0)
