@@ -726,7 +726,11 @@ fn legend(svg: &mut String, layout: &Layout, height: f64) {
         (CONTROL, r#" stroke-width="1.6" marker-end="url(#arrow-control)""#, "launch fork / join"),
         (INFLIGHT, r#" stroke-width="5" stroke-opacity="0.55""#, "write in flight, issue to landing"),
         (COLLECTIVE, r#" stroke-width="6" stroke-opacity="0.35""#, "collective (every host)"),
-        (RACE, r#" stroke-dasharray="7 5" stroke-width="2.5""#, "racing accesses: no edge between them, or a stale read"),
+        (
+            RACE,
+            r#" stroke-dasharray="7 5" stroke-width="2.5""#,
+            "racing accesses: no edge between them, or a stale read",
+        ),
     ];
     for (colour, style, text) in lines {
         write!(svg, r##"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{colour}"{style}/>"##, x + 34.0)
