@@ -18,7 +18,7 @@ func.func @f() {
 // RUN: FileCheck %s --check-prefix=OPTIONS < %t.dump
 // OPTIONS: Pass Manager with 4 passes:
 // OPTIONS-NEXT: builtin.module(
-// OPTIONS-NEXT:   ccl-pipeline-nested-modules{lower-collectives=false max-blocks=32},
+// OPTIONS-NEXT:   ccl-pipeline-nested-modules{lower-collectives=false max-blocks=32 placement=rules},
 // OPTIONS-NEXT:   ccl-find-post-collective-kernels,
 // OPTIONS-NEXT:   func.func(
 // OPTIONS-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=32},
@@ -35,7 +35,7 @@ func.func @f() {
 // through the whole pipeline with the same options.
 // RUN: ccl-opt %s --dump-pass-pipeline -p 'builtin.module(ccl-pipeline{lower-collectives=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOWER
 // LOWER:      builtin.module(
-// LOWER-NEXT:   ccl-pipeline-nested-modules{lower-collectives=true max-blocks=0},
+// LOWER-NEXT:   ccl-pipeline-nested-modules{lower-collectives=true max-blocks=0 placement=rules},
 // LOWER-NEXT:   func.func(
 // LOWER-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=0}
 // LOWER-NEXT:   ),

@@ -34,6 +34,13 @@ pub enum OptionKind {
         default: i64,
         min: i64,
     },
+    /// One of `choices`, named in pipelines (`placement=minimal`); its
+    /// value is the index of the choice. `helps` says what each means.
+    Choice {
+        default: usize,
+        choices: &'static [&'static str],
+        helps: &'static [&'static str],
+    },
 }
 
 /// One option of a pass or named pipeline, as MLIR's `Pass::Option`
@@ -50,8 +57,29 @@ impl OptionSpec {
         match self.kind {
             OptionKind::Bool { default } => default as i64,
             OptionKind::Int { default, .. } => default,
+            OptionKind::Choice { default, .. } => default as i64,
         }
     }
+}
+
+/// The index of `name` in `choices`, at compile time (a default that is
+/// not one of the choices does not compile).
+pub const fn choice_index(choices: &[&str], name: &str) -> usize {
+    let mut index = 0;
+    while index < choices.len() {
+        let (a, b) = (choices[index].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut i = 0;
+            while i < a.len() && a[i] == b[i] {
+                i += 1;
+            }
+            if i == a.len() {
+                return index;
+            }
+        }
+        index += 1;
+    }
+    panic!("the default of a choice option must be one of its choices")
 }
 
 /// Option values as MLIR parsed them, one per declared option, in
@@ -72,20 +100,44 @@ impl OptionValues<'_> {
     pub fn bool(&self, index: usize) -> bool {
         self.0[index] != 0
     }
+
+    /// The name of the chosen value of choice option `index` of `specs`.
+    pub fn choice(&self, index: usize, specs: &[OptionSpec]) -> &'static str {
+        match specs[index].kind {
+            OptionKind::Choice { choices, default, .. } => {
+                choices.get(self.0[index] as usize).copied().unwrap_or(choices[default])
+            }
+            _ => panic!("option {} is not a choice", specs[index].name),
+        }
+    }
 }
 
 /// Checks values MLIR parsed against what `specs` accept (MLIR checks the
 /// type, this the range), with a message naming the pass and the option.
 pub fn check_options(owner: &str, specs: &[OptionSpec], values: OptionValues<'_>) -> Result<(), String> {
     for (index, spec) in specs.iter().enumerate() {
-        if let OptionKind::Int { min, .. } = spec.kind {
-            let value = values.int(index);
-            if value < min {
-                return Err(format!(
-                    "invalid value {value} for option '{}' of '{owner}': expected an integer >= {min}",
-                    spec.name
-                ));
+        match spec.kind {
+            OptionKind::Int { min, .. } => {
+                let value = values.int(index);
+                if value < min {
+                    return Err(format!(
+                        "invalid value {value} for option '{}' of '{owner}': expected an integer >= {min}",
+                        spec.name
+                    ));
+                }
             }
+            OptionKind::Choice { choices, .. } => {
+                // MLIR's parser accepts only the names; the index is in range.
+                let value = values.int(index);
+                if usize::try_from(value).map_or(true, |v| v >= choices.len()) {
+                    return Err(format!(
+                        "invalid value {value} for option '{}' of '{owner}': expected one of {}",
+                        spec.name,
+                        choices.join(", ")
+                    ));
+                }
+            }
+            OptionKind::Bool { .. } => {}
         }
     }
     Ok(())
@@ -99,6 +151,7 @@ pub fn check_options(owner: &str, specs: &[OptionSpec], values: OptionValues<'_>
 ///     pub struct AdmitOptions {
 ///         max_blocks: int("max-blocks", "Reject a launch width above N (0: no limit)", default = 0, min = 0),
 ///         lower_dynamic: bool("lower-dynamic", "Expand dynamic cal ops into arith", default = false),
+///         placement: choice("placement", "Where markers go", choices = ["rules" => "...", "minimal" => "..."], default = "rules"),
 ///     }
 /// }
 /// ```
@@ -106,14 +159,23 @@ pub fn check_options(owner: &str, specs: &[OptionSpec], values: OptionValues<'_>
 macro_rules! pass_options {
     (@ty int) => { i64 };
     (@ty bool) => { bool };
-    (@kind int, $default:expr, $min:expr) => { $crate::framework::OptionKind::Int { default: $default, min: $min } };
-    (@kind bool, $default:expr, $min:expr) => { $crate::framework::OptionKind::Bool { default: $default } };
+    (@ty choice) => { &'static str };
+    (@kind int, $default:expr, $min:expr, []) => { $crate::framework::OptionKind::Int { default: $default, min: $min } };
+    (@kind bool, $default:expr, $min:expr, []) => { $crate::framework::OptionKind::Bool { default: $default } };
+    (@kind choice, $default:expr, $min:expr, [$($choice:literal => $choice_help:literal),*]) => {
+        $crate::framework::OptionKind::Choice {
+            default: $crate::framework::choice_index(&[$($choice),*], $default),
+            choices: &[$($choice),*],
+            helps: &[$($choice_help),*],
+        }
+    };
     (@get int, $values:expr, $index:expr) => { $values.int($index) };
     (@get bool, $values:expr, $index:expr) => { $values.bool($index) };
+    (@get choice, $values:expr, $index:expr) => { $values.choice($index, Self::SPECS) };
     (
         $(#[$meta:meta])*
         $vis:vis struct $name:ident {
-            $( $field:ident : $kind:ident ( $arg:literal, $help:literal, default = $default:expr $(, min = $min:expr)? ) ),* $(,)?
+            $( $field:ident : $kind:ident ( $arg:literal, $help:literal $(, choices = [$($choice:literal => $choice_help:literal),* $(,)?])?, default = $default:expr $(, min = $min:expr)? ) ),* $(,)?
         }
     ) => {
         $(#[$meta])*
@@ -128,7 +190,7 @@ macro_rules! pass_options {
                 $( $crate::framework::OptionSpec {
                     name: $arg,
                     help: $help,
-                    kind: $crate::pass_options!(@kind $kind, $default, 0 $(+ $min)?),
+                    kind: $crate::pass_options!(@kind $kind, $default, 0 $(+ $min)?, [$($($choice => $choice_help),*)?]),
                 }, )*
             ];
 

@@ -198,6 +198,42 @@ pub fn defining_op<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>>
     }
 }
 
+/// The block `value` is defined in: its defining op's block, or the block
+/// a block argument belongs to.
+pub fn owner_block<'c, 'a>(value: Value<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
+    match defining_op(value) {
+        Some(op) => op.block(),
+        // A value is an op result or a block argument.
+        None => unsafe { BlockRef::from_option_raw(mlir_sys::mlirBlockArgumentGetOwner(value.to_raw())) },
+    }
+}
+
+/// Moves `op` (in a block already) to right after `anchor`, or to the
+/// start of `block` when there is no anchor; whether it was elsewhere.
+pub fn move_to<'c, 'a>(
+    op: OperationRef<'c, 'a>,
+    anchor: Option<OperationRef<'c, 'a>>,
+    block: BlockRef<'c, 'a>,
+) -> bool {
+    // melior moves ops only through a mutable reference, which a walk
+    // holding shared references to the same ops cannot have; the C API
+    // moves the op it is given, and both ops are alive in the same body.
+    match anchor {
+        Some(anchor) => {
+            if anchor.next_in_block() == Some(op) {
+                return false;
+            }
+            unsafe { mlir_sys::mlirOperationMoveAfter(op.to_raw(), anchor.to_raw()) }
+        }
+        None => match block.first_operation() {
+            Some(first) if first == op => return false,
+            Some(first) => unsafe { mlir_sys::mlirOperationMoveBefore(op.to_raw(), first.to_raw()) },
+            None => unreachable!("a block that holds an op to move before is not empty"),
+        },
+    }
+    true
+}
+
 /// An identity for hashing IR objects within one pass run (the objects
 /// must outlive the map).
 pub fn op_key(op: OperationRef<'_, '_>) -> usize {

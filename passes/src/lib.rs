@@ -22,6 +22,8 @@ pub mod names;
 pub mod nested_modules;
 #[forbid(unsafe_code)]
 pub mod ods;
+#[forbid(unsafe_code)]
+pub mod sink_comm_markers;
 pub mod strings;
 #[forbid(unsafe_code)]
 pub mod verify_comm_order;
@@ -42,6 +44,7 @@ pub fn all_passes() -> &'static [&'static PassInfo] {
         &insert_comm_fence::INFO,
         &insert_comm_fence::nested::FIND_INFO,
         &insert_comm_fence::nested::KERNEL_INFO,
+        &sink_comm_markers::INFO,
         &verify_comm_order::INFO,
         &nested_modules::INFO,
     ];
@@ -53,15 +56,21 @@ pass_options! {
     pub struct PipelineOptions {
         max_blocks: int("max-blocks", "Forwarded to ccl-admit-launch-width: reject an admitted launch width above N (0: no limit)", default = 0, min = 0),
         lower_collectives: bool("lower-collectives", "Lower each ccl.all_to_all_v to its kernel (ccl-lower-all-to-all-v) between admission and insertion", default = false),
+        placement: choice("placement", "Where the markers go", choices = [
+            "rules" => "right after each publish and wait, as ccl-insert-comm-fence places them",
+            "minimal" => "placed by those rules, then moved by ccl-sink-comm-markers to where they are needed",
+        ], default = "rules"),
     }
 }
 
 /// The default pipeline: admit launch widths, place the markers, then prove
 /// them sufficient; with `lower-collectives=true`, the collectives become
-/// kernels after admission (and get their markers like any kernel).
+/// kernels after admission (and get their markers like any kernel); with
+/// `placement=minimal`, the markers move to where they are needed before
+/// the proof.
 pub static CCL_PIPELINE: PipelineInfo = PipelineInfo {
     argument: "ccl-pipeline",
-    summary: "The ccl passes in order: admission, (lowering,) marker insertion, verification",
+    summary: "The ccl passes in order: admission, (lowering,) marker insertion, (sinking,) verification",
     options: PipelineOptions::SPECS,
     build: build_ccl_pipeline,
 };
@@ -70,7 +79,14 @@ fn build_ccl_pipeline(values: OptionValues<'_>) -> String {
     let options = PipelineOptions::from_values(values);
     let admit = format!("{}{{max-blocks={}}}", admit_launch_width::INFO.argument, options.max_blocks);
     let find = insert_comm_fence::nested::FIND_INFO.argument;
-    let insert = insert_comm_fence::nested::KERNEL_INFO.argument;
+    let insert = match options.placement {
+        // The sink runs on each kernel right after its insertion, in the
+        // same adaptor (it reads and changes only that kernel).
+        "minimal" => {
+            format!("{},{}", insert_comm_fence::nested::KERNEL_INFO.argument, sink_comm_markers::INFO.argument)
+        }
+        _ => insert_comm_fence::nested::KERNEL_INFO.argument.to_string(),
+    };
     let verify = verify_comm_order::INFO.argument;
     // Admission and the insertions run per function, the insert pass's scan
     // on its own (docs/passes/insert-comm-fence.md): a module pass that

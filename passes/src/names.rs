@@ -58,7 +58,7 @@ impl FunctionKind {
 /// op of `arith`, `index` and `math`, the `Pure` ccl ops and terminators):
 /// views, which make no copy (a view of a window-bound memref is
 /// window-bound).
-const VIEW_OPS: &[&str] = &["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast"];
+const VIEW_OPS: [&str; 4] = ["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast"];
 
 /// The terminators of structured regions and functions.
 const TERMINATORS: &[&str] = &["scf.yield", "scf.condition", "func.return"];
@@ -133,6 +133,11 @@ pub struct Interned {
     pub scf_if: Name,
     pub scf_index_switch: Name,
     pub scf_execute_region: Name,
+    pub arith_cmpi: Name,
+    /// `VIEW_OPS`, in that order.
+    pub views: [Name; VIEW_OPS.len()],
+    pub memref_alloc: Name,
+    pub memref_alloca: Name,
 }
 
 // Identifiers and attributes are immutable objects owned by the context,
@@ -168,6 +173,10 @@ impl Interned {
             scf_if: name("scf.if"),
             scf_index_switch: name("scf.index_switch"),
             scf_execute_region: name("scf.execute_region"),
+            arith_cmpi: name("arith.cmpi"),
+            views: VIEW_OPS.map(name),
+            memref_alloc: name("memref.alloc"),
+            memref_alloca: name("memref.alloca"),
         }
     }
 
@@ -190,6 +199,12 @@ impl Interned {
     /// Whether `name` is the ccl op `kind`.
     pub fn is(&self, name: Name, kind: OpKind) -> bool {
         self.ccl[kind as usize] == name
+    }
+
+    /// A view op (`memref.subview` and the like): side-effect-free, but its
+    /// result names memory.
+    pub fn is_view(&self, name: Name) -> bool {
+        self.views.contains(&name)
     }
 
     /// `scf.for`, `scf.while`, `scf.parallel` or `scf.forall`.

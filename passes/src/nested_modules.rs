@@ -43,6 +43,7 @@ pub fn option_text(values: OptionValues<'_>) -> String {
         .map(|(index, spec)| match spec.kind {
             OptionKind::Bool { .. } => format!("{}={}", spec.name, values.bool(index)),
             OptionKind::Int { .. } => format!("{}={}", spec.name, values.int(index)),
+            OptionKind::Choice { .. } => format!("{}={}", spec.name, values.choice(index, PipelineOptions::SPECS)),
         })
         .collect();
     options.join(" ")

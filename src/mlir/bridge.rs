@@ -72,15 +72,36 @@ fn option_infos(specs: &[OptionSpec]) -> *const sys::CclOptionInfo {
     let infos: Vec<sys::CclOptionInfo> = specs
         .iter()
         .map(|spec| {
-            let (is_bool, default_value) = match spec.kind {
-                OptionKind::Bool { default } => (1, default as i64),
-                OptionKind::Int { default, .. } => (0, default),
+            let (kind, default_value, choices, helps) = match spec.kind {
+                OptionKind::Bool { default } => (sys::CCL_OPTION_BOOL, default as i64, &[][..], &[][..]),
+                OptionKind::Int { default, .. } => (sys::CCL_OPTION_INT, default, &[][..], &[][..]),
+                OptionKind::Choice { default, choices, helps } => {
+                    (sys::CCL_OPTION_CHOICE, default as i64, choices, helps)
+                }
             };
-            sys::CclOptionInfo { name: leak_c(spec.name), description: leak_c(spec.help), is_bool, default_value }
+            sys::CclOptionInfo {
+                name: leak_c(spec.name),
+                description: leak_c(spec.help),
+                kind,
+                default_value,
+                num_choices: choices.len(),
+                choices: leak_c_array(choices),
+                choice_helps: leak_c_array(helps),
+            }
         })
         .collect();
     // MLIR keeps references to the strings for the life of the process.
     Box::leak(infos.into_boxed_slice()).as_ptr()
+}
+
+/// `strings` as a C array of C strings, alive for the process (null when
+/// empty).
+fn leak_c_array(strings: &[&str]) -> *const *const c_char {
+    if strings.is_empty() {
+        return std::ptr::null();
+    }
+    let pointers: Vec<*const c_char> = strings.iter().map(|text| leak_c(text)).collect();
+    Box::leak(pointers.into_boxed_slice()).as_ptr()
 }
 
 /// The C description of `info`, alive for the process (MLIR's registry

@@ -12,9 +12,19 @@ use std::ffi::{c_char, c_int, c_void};
 pub struct CclOptionInfo {
     pub name: *const c_char,
     pub description: *const c_char,
-    pub is_bool: c_int,
+    /// `CCL_OPTION_INT`, `CCL_OPTION_BOOL` or `CCL_OPTION_CHOICE`.
+    pub kind: c_int,
     pub default_value: i64,
+    /// The names of a choice option's values and what each means (null
+    /// for the other kinds).
+    pub choices: *const *const c_char,
+    pub choice_helps: *const *const c_char,
+    pub num_choices: usize,
 }
+
+pub const CCL_OPTION_INT: c_int = 0;
+pub const CCL_OPTION_BOOL: c_int = 1;
+pub const CCL_OPTION_CHOICE: c_int = 2;
 
 #[repr(C)]
 pub struct CclPassInfo {

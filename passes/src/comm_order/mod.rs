@@ -6,6 +6,8 @@
 //! - [`call_graph`]: the call graph (petgraph), its components and wrapper
 //!   resolution, all walks iterative;
 //! - [`scan`]: the Phase B scan, with per-function publish summaries;
+//! - [`trip_guard`]: the `scf.if` that runs exactly when an `scf.for` ran,
+//!   which the model reads together with its loop;
 //! - [`oracle`]: a slow reference of Phase B, for tests.
 //!
 //! The insert pass scans to decide which kernels get a prologue; the
@@ -18,6 +20,7 @@ pub mod call_graph;
 pub mod model;
 pub mod oracle;
 pub mod scan;
+pub mod trip_guard;
 
 #[cfg(test)]
 mod tests;

@@ -10,6 +10,7 @@
 //! diagnostics and rewrites; the analyses themselves are pure Rust and
 //! tests drive them without MLIR.
 
+use super::trip_guard;
 use crate::{
     framework::PassContext,
     ir,
@@ -347,12 +348,29 @@ impl<'t> Lowerer<'t> {
     /// The nodes of `block`'s ops. They are gathered on one stack shared by
     /// the whole lowering, so each block's list is allocated once, at its
     /// final size (and not at all when nothing in the block matters).
+    ///
+    /// An `scf.for` followed (among the nodes) by its trip guard
+    /// (`trip_guard`) becomes one `scf.if` whose then-branch starts with
+    /// the loop and whose else-branch skips it: the two run together, and
+    /// the path "the body ran, then the guard's else-branch" does not exist.
     fn nodes(&mut self, block: BlockRef<'_, '_>) -> Vec<Node> {
         let start = self.scratch.len();
+        // The `scf.for` of the last node of this block, if it is one.
+        let mut last_for = None;
         for op in ir::ops(block) {
-            if let Some(node) = self.op(op) {
-                self.scratch.push(node);
+            let Some(mut node) = self.op(op) else { continue };
+            if let (Some(scf_for), Node::If { then, .. }) = (last_for, &mut node) {
+                if trip_guard::is_trip_guard(self.names, op, scf_for) {
+                    let looped = self.scratch.pop().expect("the loop's node is the last one");
+                    if then.blocks.is_empty() {
+                        then.blocks.push(Block::default());
+                    }
+                    // The loop runs before the then-region's entry block.
+                    then.blocks[0].nodes.insert(0, looped);
+                }
             }
+            last_for = (Name::of(op) == self.names.scf_for && matches!(node, Node::Loop { .. })).then_some(op);
+            self.scratch.push(node);
         }
         self.scratch.drain(start..).collect()
     }

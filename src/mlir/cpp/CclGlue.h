@@ -22,12 +22,20 @@ extern "C" {
 
 /*--- Rust passes ----------------------------------------------------------*/
 
-/// One option of a Rust pass: a `bool` or an `int64_t` (a bool is 0 or 1).
+/// The kinds of option a Rust pass declares.
+enum { CCL_OPTION_INT = 0, CCL_OPTION_BOOL = 1, CCL_OPTION_CHOICE = 2 };
+
+/// One option of a Rust pass: an `int64_t`, a `bool` (0 or 1), or one of
+/// `choices` (its value is the index of the choice, parsed and printed by
+/// name; `choice_helps` says what each means).
 typedef struct {
   const char *name;
   const char *description;
-  int is_bool;
+  int kind;
   int64_t default_value;
+  const char *const *choices;
+  const char *const *choice_helps;
+  size_t num_choices;
 } CclOptionInfo;
 
 /// A Rust pass as MLIR's registry sees it. Every string lives for the

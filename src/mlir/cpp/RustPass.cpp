@@ -43,28 +43,40 @@ using namespace mlir;
 
 namespace {
 
+/// The value of a choice option: the index of one of its names. An enum,
+/// so that llvm::cl parses and MLIR prints it by name.
+enum class Choice : int64_t {};
+
 /// A pass option or pipeline option, made from its Rust description.
 template <typename Owner>
 struct DynamicOptions {
   std::vector<std::unique_ptr<detail::PassOptions::Option<bool>>> bools;
   std::vector<std::unique_ptr<detail::PassOptions::Option<int64_t>>> ints;
-  /// Per declared option: index into `bools` (is_bool) or `ints`.
-  std::vector<std::pair<bool, size_t>> slots;
+  std::vector<std::unique_ptr<detail::PassOptions::Option<Choice>>> choices;
+  /// Per declared option: its kind and its index into the vector of that kind.
+  std::vector<std::pair<int, size_t>> slots;
 
   /// Declares the options of `infos` on `parent` (a Pass, whose options
   /// are `Pass::Option`s, or a pipeline's `detail::PassOptions`).
-  template <typename BoolOption, typename IntOption, typename Parent>
+  template <template <typename> class Option, typename Parent>
   void declare(Parent &parent, const CclOptionInfo *infos, size_t count) {
     for (size_t i = 0; i < count; ++i) {
       const CclOptionInfo &info = infos[i];
-      if (info.is_bool) {
-        slots.emplace_back(true, bools.size());
-        bools.push_back(std::make_unique<BoolOption>(parent, info.name, llvm::cl::desc(info.description),
-                                                     llvm::cl::init(info.default_value != 0)));
+      if (info.kind == CCL_OPTION_BOOL) {
+        slots.emplace_back(info.kind, bools.size());
+        bools.push_back(std::make_unique<Option<bool>>(parent, info.name, llvm::cl::desc(info.description),
+                                                       llvm::cl::init(info.default_value != 0)));
+      } else if (info.kind == CCL_OPTION_CHOICE) {
+        slots.emplace_back(info.kind, choices.size());
+        auto option = std::make_unique<Option<Choice>>(parent, info.name, llvm::cl::desc(info.description),
+                                                       llvm::cl::init(Choice(info.default_value)));
+        for (size_t c = 0; c < info.num_choices; ++c)
+          option->getParser().addLiteralOption(info.choices[c], Choice(c), info.choice_helps[c]);
+        choices.push_back(std::move(option));
       } else {
-        slots.emplace_back(false, ints.size());
-        ints.push_back(std::make_unique<IntOption>(parent, info.name, llvm::cl::desc(info.description),
-                                                   llvm::cl::init(info.default_value)));
+        slots.emplace_back(info.kind, ints.size());
+        ints.push_back(std::make_unique<Option<int64_t>>(parent, info.name, llvm::cl::desc(info.description),
+                                                         llvm::cl::init(info.default_value)));
       }
     }
   }
@@ -72,11 +84,24 @@ struct DynamicOptions {
   std::vector<int64_t> values() const {
     std::vector<int64_t> out;
     out.reserve(slots.size());
-    for (auto [isBool, index] : slots)
-      out.push_back(isBool ? static_cast<int64_t>(bools[index]->getValue()) : ints[index]->getValue());
+    for (auto [kind, index] : slots) {
+      if (kind == CCL_OPTION_BOOL)
+        out.push_back(static_cast<int64_t>(bools[index]->getValue()));
+      else if (kind == CCL_OPTION_CHOICE)
+        out.push_back(static_cast<int64_t>(choices[index]->getValue()));
+      else
+        out.push_back(ints[index]->getValue());
+    }
     return out;
   }
 };
+
+/// `Pass::Option` and a pipeline's `PassOptions::Option`, as templates of
+/// the value type alone (what `DynamicOptions::declare` instantiates).
+template <typename T>
+using PassOption = Pass::Option<T>;
+template <typename T>
+using PipelineOption = detail::PassOptions::Option<T>;
 
 
 
@@ -128,7 +153,7 @@ class RustPass : public Pass {
 public:
   RustPass(const CclPassInfo *info, const CclPassCallbacks *callbacks, void *statistics)
       : Pass(typeIdOf(info), info->anchor ? std::optional<StringRef>(info->anchor) : std::nullopt), info(info), callbacks(callbacks), statistics(statistics) {
-    options.declare<Pass::Option<bool>, Pass::Option<int64_t>>(*this, info->options, info->num_options);
+    options.declare<PassOption>(*this, info->options, info->num_options);
   }
 
   /// An original instance (not a clone), made by the registry's allocator.
@@ -241,7 +266,7 @@ namespace {
 class PipelineOptions : public detail::PassOptions {
 public:
   explicit PipelineOptions(const CclPipelineInfo *info) {
-    options.declare<Option<bool>, Option<int64_t>>(*this, info->options, info->num_options);
+    options.declare<PipelineOption>(*this, info->options, info->num_options);
   }
   DynamicOptions<PipelineOptions> options;
 };

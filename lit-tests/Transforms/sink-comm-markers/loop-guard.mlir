@@ -1,0 +1,99 @@
+// T3 when the loop may run zero times: the markers leave the loop into a
+// trip guard right after it, an scf.if on `lb < ub` (unsigned for an
+// unsigned loop), so that a launch where the loop does not run executes no
+// more markers than before (none). The checker reads the loop and its
+// guard as one construct. What the enclosing block carries past the loop
+// anyway is left out of the guard.
+// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers))' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
+
+// CHECK-LABEL: func.func @guarded
+// CHECK-SAME: %[[UB:arg[0-9]+]]: index
+// CHECK: %[[LB:.*]] = arith.constant 0 : index
+// CHECK: scf.for %{{.*}} = %[[LB]] to %[[UB]]
+// CHECK-NEXT: ccl.tile_store
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[RAN:.*]] = arith.cmpi slt, %[[LB]], %[[UB]] : index
+// CHECK-NEXT: scf.if %[[RAN]] {
+// CHECK-NEXT: ccl.cacheinvalid %
+// CHECK-NEXT: ccl.fence
+// CHECK-NEXT: }
+// CHECK-NEXT: ccl.notify
+func.func @guarded(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>,
+                   %n: index, %peer: i32) attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+    ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+    ccl.fence
+  }
+  ccl.notify set %sig, %peer, %peer : memref<8xi32, #ccl.window>, i32, i32
+  return
+}
+
+// CHECK-LABEL: func.func @unsigned_loop
+// CHECK: scf.for unsigned
+// CHECK: arith.cmpi ult,
+// CHECK-NEXT: scf.if
+func.func @unsigned_loop(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %lb: i32, %ub: i32)
+    attributes {ccl.kind = "aiv"} {
+  %c1 = arith.constant 1 : i32
+  %c0 = arith.constant 0 : index
+  scf.for unsigned %i = %lb to %ub step %c1 : i32 {
+    ccl.tile_store %t, %w[%c0] : vector<16xf32>, memref<64xf32, #ccl.window>
+    ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+    ccl.fence
+  }
+  return
+}
+
+// A remote publish before the loop carries its fence past it: the guard
+// keeps only the invalidate.
+// CHECK-LABEL: func.func @fence_carried_past
+// CHECK: ccl.remote_store
+// CHECK-NEXT: scf.for
+// CHECK: arith.cmpi slt
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: ccl.cacheinvalid %
+// CHECK-NEXT: }
+// CHECK-NEXT: ccl.fence
+// CHECK-NEXT: ccl.notify
+func.func @fence_carried_past(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>,
+                              %n: index, %peer: i32) attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  ccl.remote_store %t, %w, %peer : vector<16xf32>, memref<64xf32, #ccl.window>, i32
+  ccl.fence
+  scf.for %i = %c0 to %n step %c1 {
+    ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+    ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+    ccl.fence
+  }
+  ccl.notify set %sig, %peer, %peer : memref<8xi32, #ccl.window>, i32, i32
+  return
+}
+
+// Everything the loop ends with is carried past it already: no guard.
+// CHECK-LABEL: func.func @all_covered
+// CHECK: ccl.tile_store
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: ccl.tile_store
+// CHECK-NEXT: }
+// CHECK-NEXT: ccl.cacheinvalid %
+// CHECK-NEXT: ccl.fence
+// CHECK-NEXT: return
+func.func @all_covered(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %n: index)
+    attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  ccl.tile_store %t, %w[%c0] : vector<16xf32>, memref<64xf32, #ccl.window>
+  ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+  ccl.fence
+  scf.for %i = %c0 to %n step %c1 {
+    ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+    ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+    ccl.fence
+  }
+  return
+}

@@ -1,0 +1,135 @@
+// T3: the markers a loop body ends with leave the loop when nothing in it
+// needs them there: nothing in the loop exposes data, and, for a whole-GM
+// invalidate, nothing reads GM. A loop whose constant bounds run it at
+// least once runs them once after it instead of once per iteration; out
+// of nested loops they leave level by level. A loop that never runs keeps
+// them (it never runs them either).
+// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers))' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
+
+// CHECK-LABEL: func.func @constant_bounds
+// CHECK: scf.for
+// CHECK-NEXT: ccl.tile_load
+// CHECK-NEXT: ccl.tile_store
+// CHECK-NEXT: }
+// CHECK-NEXT: ccl.cacheinvalid %
+// CHECK-NEXT: ccl.fence
+// CHECK-NEXT: ccl.notify
+func.func @constant_bounds(%src: memref<64xf32>, %w: memref<64xf32, #ccl.window>, %sig: memref<8xi32, #ccl.window>,
+                           %peer: i32) attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %v = ccl.tile_load %src[%i] : memref<64xf32> -> vector<16xf32>
+    ccl.tile_store %v, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+    ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+    ccl.fence
+  }
+  ccl.notify set %sig, %peer, %peer : memref<8xi32, #ccl.window>, i32, i32
+  return
+}
+
+// Nested loops: both levels, and the outer body's own markers merge with
+// the inner loop's.
+// CHECK-LABEL: func.func @nested
+// CHECK: scf.for
+// CHECK-NEXT: ccl.remote_store
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: ccl.tile_store
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: ccl.cacheinvalid %
+// CHECK-NEXT: ccl.fence
+// CHECK-NEXT: return
+func.func @nested(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %peer: i32) attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    ccl.remote_store %t, %w, %peer : vector<16xf32>, memref<64xf32, #ccl.window>, i32
+    ccl.fence
+    scf.for %j = %c0 to %c4 step %c1 {
+      ccl.tile_store %t, %w[%j] : vector<16xf32>, memref<64xf32, #ccl.window>
+      ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+      ccl.fence
+    }
+  }
+  return
+}
+
+// A wait's invalidate leaves a loop that reads nothing, even one that
+// notifies (it publishes nothing).
+// CHECK-LABEL: func.func @handshake
+// CHECK: scf.for
+// CHECK-NEXT: ccl.notify
+// CHECK-NEXT: ccl.wait
+// CHECK-NEXT: }
+// CHECK-NEXT: ccl.cacheinvalid{{$}}
+// CHECK-NEXT: ccl.read
+func.func @handshake(%w: memref<64xi32, #ccl.window>, %sig: memref<8xi32, #ccl.window>, %x: i32)
+    attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    ccl.notify set %sig, %x, %x : memref<8xi32, #ccl.window>, i32, i32
+    ccl.wait ge %sig, %x : memref<8xi32, #ccl.window>, i32
+    ccl.cacheinvalid
+  }
+  %v = ccl.read %w[%c0] : memref<64xi32, #ccl.window> -> i32
+  return
+}
+
+// A loop that never runs.
+// CHECK-LABEL: func.func @never_runs
+// CHECK: scf.for
+// CHECK-NEXT: ccl.tile_store
+// CHECK-NEXT: ccl.cacheinvalid %
+// CHECK-NEXT: ccl.fence
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @never_runs(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>) attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c1 to %c0 step %c1 {
+    ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+    ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+    ccl.fence
+  }
+  return
+}
+
+// scf.parallel with constant bounds, and the `before` region of an
+// scf.while, which runs at least once and is where the loop exits.
+// CHECK-LABEL: func.func @parallel_and_while
+// CHECK: scf.parallel
+// CHECK-NEXT: ccl.tile_store
+// CHECK-NEXT: scf.reduce
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.while
+// CHECK-NEXT: ccl.remote_store
+// CHECK-NEXT: scf.condition
+// CHECK: ccl.cacheinvalid %
+// CHECK-NEXT: ccl.fence
+// CHECK-NEXT: return
+func.func @parallel_and_while(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %c: i1, %peer: i32)
+    attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+    ccl.cacheinvalid %w : memref<64xf32, #ccl.window>
+    ccl.fence
+    scf.reduce
+  }
+  scf.while : () -> () {
+    ccl.remote_store %t, %w, %peer : vector<16xf32>, memref<64xf32, #ccl.window>, i32
+    ccl.fence
+    scf.condition(%c)
+  } do {
+    scf.yield
+  }
+  return
+}

@@ -1,0 +1,123 @@
+//! `ccl-sink-comm-markers`: moves the markers `ccl-insert-comm-fence`
+//! placed after every publish and wait to where they are needed, so that a
+//! launch executes fewer of them (docs/semantics.md; the guide, with the
+//! soundness argument of each step, is docs/passes/sink-comm-markers.md).
+//!
+//! A `func.func` pass: it reads and changes one kernel, so MLIR runs it on
+//! every function in parallel, in the same `func.func(...)` adaptor as the
+//! insertion (`ccl-pipeline{placement=minimal}`).
+//!
+//! * [`effects`]: what each op means to a marker moved past it;
+//! * [`carry`]: the markers a walk carries, in canonical form;
+//! * [`walk`]: the walk of a kernel that moves, merges, takes out of loops
+//!   and branches, and erases them.
+
+pub mod carry;
+pub mod effects;
+pub mod walk;
+
+#[cfg(test)]
+mod tests;
+
+use crate::{
+    framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
+    ir,
+    names::{FunctionKind, Interned},
+    pass_statistics,
+};
+use melior::ir::OperationRef;
+
+pass_statistics! {
+    /// What one run did to the markers.
+    pub struct SinkStatistics {
+        moved: "markers-moved", "Markers placed at a later point than where they were",
+        merged: "markers-merged", "Markers erased because one placed at or after them covers them",
+        hoisted: "markers-hoisted", "Markers taken out of a loop body or out of both branches of an scf.if",
+        dropped: "fences-dropped", "Fences erased because nothing is in flight or a later fence does their work",
+        guards: "trip-guards", "scf.if guards built for markers taken out of loops that may run zero times",
+    }
+}
+
+/// What one kernel's walk did (added to the statistics at its end).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub moved: u64,
+    pub merged: u64,
+    pub hoisted: u64,
+    pub dropped: u64,
+    pub guards: u64,
+}
+
+impl Counts {
+    fn add(&mut self, other: Counts) {
+        self.moved += other.moved;
+        self.merged += other.merged;
+        self.hoisted += other.hoisted;
+        self.dropped += other.dropped;
+        self.guards += other.guards;
+    }
+
+    /// Whether the walk changed the IR.
+    pub fn changed(&self) -> bool {
+        self.moved + self.merged + self.dropped + self.guards > 0
+    }
+}
+
+pub static INFO: PassInfo = PassInfo {
+    argument: "ccl-sink-comm-markers",
+    name: "CclSinkCommMarkers",
+    summary:
+        "Move cache-invalidate and fence markers in a kernel to where they are needed: later, out of loops, merged",
+    anchor: Anchor::Function,
+    dependent_dialects: &["ccl", "scf", "arith"],
+    options: &[],
+    statistics: SinkStatistics::SPECS,
+    create,
+};
+
+fn create(_: OptionValues<'_>, counters: &Counters) -> Box<dyn CclPass> {
+    Box::new(SinkCommMarkers { stats: SinkStatistics::bind(counters), names: None })
+}
+
+struct SinkCommMarkers {
+    stats: SinkStatistics,
+    names: Option<Interned>,
+}
+
+impl CclPass for SinkCommMarkers {
+    fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let kind = ir::function_kind(func).map_err(|unknown| cx.fail(Report::error_at(func, unknown.to_string())))?;
+        if kind != FunctionKind::InCore || ir::entry_block(func).is_none() {
+            cx.preserve_all();
+            return Ok(());
+        }
+        let names = Interned::cached(&mut self.names, func);
+        let counts = sink(func, names);
+        self.stats.moved.add(counts.moved);
+        self.stats.merged.add(counts.merged);
+        self.stats.hoisted.add(counts.hoisted);
+        self.stats.dropped.add(counts.dropped);
+        self.stats.guards.add(counts.guards);
+        if !counts.changed() {
+            cx.preserve_all();
+        }
+        Ok(())
+    }
+}
+
+/// Sinks the markers of InCore function `func` (with a body): one walk,
+/// and in the one case where a second walk could take more out
+/// (`Walker::settled`), walks until none can, so that the output is a
+/// fixed point. Each further walk follows one that erased a fence, so they
+/// end.
+pub fn sink(func: OperationRef<'_, '_>, names: &Interned) -> Counts {
+    let mut total = Counts::default();
+    loop {
+        let mut walker = walk::Walker::new(names);
+        walker.function(func);
+        total.add(walker.counts);
+        if walker.settled() {
+            return total;
+        }
+    }
+}

@@ -1,0 +1,539 @@
+//! The walk of one kernel: every block once, first op to last, carrying the
+//! markers it passes until an op stops them (T1), merging what meets (T2),
+//! taking a loop body's or both branches' markers out when nothing inside
+//! needs them there (T3, T4), and erasing fences that nothing needs (T5).
+//! docs/passes/sink-comm-markers.md says why each step is sound.
+//!
+//! A block's walk ends with what it still carries at its terminator; the
+//! op that owns the block decides whether that leaves the block (a loop
+//! body whose iterations do not need it, both branches of an `scf.if`) or
+//! is placed before the terminator. Regions are walked when their op is
+//! met, inside out, so each op is visited once and the cost is linear in
+//! the kernel's size.
+
+use super::{
+    carry::{merge, Carry, Kind},
+    effects::{self, Effect, Flags},
+    Counts,
+};
+use crate::{
+    comm_order::trip_guard,
+    ir,
+    names::{Interned, Name},
+};
+use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, OperationRef};
+use rustc_hash::FxHashMap;
+
+/// The walk of one kernel.
+pub struct Walker<'n, 'c, 'a> {
+    names: &'n Interned,
+    pub counts: Counts,
+    /// Fences placed at the end of an `scf.if` branch (or in a trip guard)
+    /// that a later fence of an enclosing block makes useless if no
+    /// exposure comes between (T5). A block's walk truncates the list to
+    /// where it found it at every exposure, and a fence it places erases
+    /// everything above that mark.
+    tentative: Vec<OperationRef<'c, 'a>>,
+    /// An `scf.if` kept an invalidate both branches end with because only
+    /// one branch had a fence, and a tentative fence was erased: that
+    /// fence may have been the one, and a second walk may take the
+    /// invalidates out (`Walker::settled`).
+    kept_for_a_fence: bool,
+    erased_tentative: bool,
+}
+
+/// One block's walk, kept until the op that owns the block has decided
+/// what leaves it.
+struct BlockWalk<'c, 'a> {
+    block: BlockRef<'c, 'a>,
+    /// The last op markers must stay after (anything but pure ops and the
+    /// carried markers); `None`: the block's start.
+    anchor: Option<OperationRef<'c, 'a>>,
+    /// How many ops the walk has passed, and how many when it set the
+    /// anchor.
+    seen: u32,
+    anchor_seen: u32,
+    /// The views (and allocations) passed, by op, with `seen` when passed:
+    /// a region invalidate of one passed after the anchor moves the anchor
+    /// to it, so that markers are never placed before the value they name
+    /// (and never past a view for nothing).
+    views: Option<FxHashMap<usize, u32>>,
+    /// Whether a write may be in flight since the last fence (T5); unknown,
+    /// so true, at the block's start.
+    unfenced: bool,
+    /// The length of `Walker::tentative` when the walk began.
+    mark: usize,
+    flags: Flags,
+    carry: Carry<'c, 'a>,
+}
+
+impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
+    pub fn new(names: &'n Interned) -> Self {
+        Self {
+            names,
+            counts: Counts::default(),
+            tentative: Vec::new(),
+            kept_for_a_fence: false,
+            erased_tentative: false,
+        }
+    }
+
+    /// Whether a second walk of the function would find it as this one
+    /// left it. The one case it might not: T4 kept an invalidate in both
+    /// branches of an `scf.if` because one branch ended with a fence, and
+    /// T5 erased that fence later, for a fence after the `scf.if`.
+    pub fn settled(&self) -> bool {
+        !(self.kept_for_a_fence && self.erased_tentative)
+    }
+
+    /// Walks the body of `func` (an InCore function with a body). Every
+    /// block of the body places what it carries before its terminator
+    /// (`func.return` exposes everything; a branch keeps markers in their
+    /// block).
+    pub fn function(&mut self, func: OperationRef<'c, 'a>) {
+        for region in ir::regions(func) {
+            for block in ir::blocks(region) {
+                let mut walk = self.block(block);
+                self.place_all(&mut walk);
+                self.tentative.truncate(walk.mark);
+            }
+        }
+    }
+
+    fn block(&mut self, block: BlockRef<'c, 'a>) -> BlockWalk<'c, 'a> {
+        let mut walk = BlockWalk::new(block, self.tentative.len(), Carry::default());
+        let mut cursor = block.first_operation();
+        while let Some(op) = cursor {
+            // The next op is taken first: a trip guard built after `op`
+            // is not walked, and placed markers only move behind `op`.
+            cursor = op.next_in_block();
+            if cursor.is_none() && ir::ends_its_block(op) {
+                // The terminator: the owner decides. One with regions of
+                // its own (`scf.reduce`, `scf.forall.in_parallel`) is not
+                // looked into, so it may do anything.
+                if op.region_count() > 0 {
+                    walk.flags.join(Flags::ALL);
+                }
+                break;
+            }
+            self.op(&mut walk, op);
+        }
+        walk
+    }
+
+    fn op(&mut self, walk: &mut BlockWalk<'c, 'a>, op: OperationRef<'c, 'a>) {
+        walk.seen += 1;
+        match effects::of(self.names, op) {
+            Effect::Fence => walk.carry.add(op, Kind::Fence, &mut self.counts),
+            Effect::Invalidate(None) => walk.carry.add(op, Kind::Whole, &mut self.counts),
+            Effect::Invalidate(Some(target)) => {
+                walk.carry.add(op, Kind::Region(ir::value_key(target)), &mut self.counts)
+            }
+            Effect::Pure { names_memory } => {
+                if names_memory {
+                    walk.views.get_or_insert_with(FxHashMap::default).insert(ir::op_key(op), walk.seen);
+                }
+            }
+            Effect::Op(flags) => {
+                // Markers with a fence among them come next: the fence
+                // lands what any invalidate carried past the write writes
+                // back.
+                let fenced = flags.local_write && effects::followed_by_a_fence(self.names, op);
+                self.stop(walk, flags, fenced);
+                walk.unfenced |= flags.in_flight;
+                walk.flags.join(flags);
+                walk.set_anchor(op);
+            }
+            Effect::Regions => self.region_op(walk, op),
+        }
+    }
+
+    /// Places what an op with `flags` stops (the op comes after the
+    /// block's anchor): before an exposure, everything that publishes (a
+    /// fence, and the invalidates with it; a whole-GM invalidate alone
+    /// only drops lines for this block's later reads and passes); before a
+    /// read, the whole-GM invalidate; and, unless `write_may_pass`, an
+    /// invalidate without a fence before a write (its write-back would
+    /// include the write, with no fence to land it before it is exposed).
+    fn stop(&mut self, walk: &mut BlockWalk<'c, 'a>, flags: Flags, write_may_pass: bool) {
+        if flags.exposure {
+            if walk.carry.publishes() {
+                self.place_all(walk);
+            }
+            // A fence met so far in a branch is needed here.
+            self.tentative.truncate(walk.mark);
+        }
+        if flags.read {
+            if let Some(whole) = walk.carry.whole.take() {
+                self.place(walk, whole);
+            }
+        }
+        if flags.local_write && !write_may_pass && walk.carry.has_invalidates() && walk.carry.fence.is_none() {
+            self.place_invalidates(walk);
+        }
+    }
+
+    // -- ops with regions --------------------------------------------------
+
+    fn region_op(&mut self, walk: &mut BlockWalk<'c, 'a>, op: OperationRef<'c, 'a>) {
+        let names = self.names;
+        let name = Name::of(op);
+        let inner_mark = self.tentative.len();
+        let (flags, leaving) = if name == names.scf_for {
+            self.scf_for(op)
+        } else if name == names.scf_if {
+            self.scf_if(op)
+        } else if name == names.scf_while {
+            self.scf_while(op)
+        } else if name == names.scf_parallel {
+            self.scf_parallel(op)
+        } else if name == names.scf_execute_region || name == names.scf_index_switch {
+            // One region runs, once: its blocks keep their markers.
+            (self.blocks_in_place(op, true), Leaving::Nothing)
+        } else if name == names.scf_forall {
+            (self.blocks_in_place(op, false), Leaving::Nothing)
+        } else {
+            // Anything else may run its regions any way and do anything.
+            self.blocks_in_place(op, false);
+            (Flags::ALL, Leaving::Nothing)
+        };
+        // The op's tentative fences are after anything placed before it.
+        let inner = self.tentative.split_off(inner_mark);
+        // What the parent carries passes the op if nothing in it stops it.
+        self.stop(walk, flags, false);
+        walk.unfenced |= flags.in_flight;
+        walk.flags.join(flags);
+        walk.set_anchor(op);
+        if !flags.exposure {
+            self.tentative.extend(inner);
+        }
+        match leaving {
+            Leaving::Nothing => {}
+            Leaving::Always(carry) => walk.carry.absorb(carry, &mut self.counts),
+            Leaving::Guarded(carry) => self.guard(walk, op, carry),
+        }
+    }
+
+    /// Walks every block of `op` and places what each carries before its
+    /// terminator; the join of their flags. The fences its branches leave
+    /// tentative stay so only if `once` (its one region runs once) and no
+    /// region has several blocks (a later block may expose first) — or,
+    /// for a repeated body, if nothing in it exposes.
+    fn blocks_in_place(&mut self, op: OperationRef<'c, 'a>, once: bool) -> Flags {
+        let mut flags = Flags::default();
+        let mark = self.tentative.len();
+        let mut single_blocks = true;
+        for region in ir::regions(op) {
+            for (index, block) in ir::blocks(region).enumerate() {
+                single_blocks &= index == 0;
+                let mut walk = self.block(block);
+                self.place_all(&mut walk);
+                flags.join(walk.flags);
+            }
+        }
+        if !single_blocks || (!once && flags.exposure) {
+            self.tentative.truncate(mark);
+        }
+        flags
+    }
+
+    /// T3 for `scf.for`: the body's markers leave it when the body needs
+    /// none of them, unconditionally when the loop runs at least once by
+    /// its constant bounds, behind a trip guard when it may run zero times.
+    fn scf_for(&mut self, op: OperationRef<'c, 'a>) -> (Flags, Leaving<'c, 'a>) {
+        let Some(body) = ir::first_block_of(op, 0) else { return (Flags::default(), Leaving::Nothing) };
+        let mut walk = self.block(body);
+        let flags = walk.flags;
+        let trips = trip_guard::constant_trip_count(self.names, op);
+        // A loop that never runs never runs its markers either.
+        if !self.may_leave(&walk, flags) || trips == Some(0) {
+            return (self.keep(&mut walk), Leaving::Nothing);
+        }
+        let carry = self.take_out(&mut walk);
+        (flags, if trips.is_some() { Leaving::Always(carry) } else { Leaving::Guarded(carry) })
+    }
+
+    /// T3 for `scf.parallel`: only when its constant bounds run it.
+    fn scf_parallel(&mut self, op: OperationRef<'c, 'a>) -> (Flags, Leaving<'c, 'a>) {
+        let Some(body) = ir::first_block_of(op, 0) else { return (Flags::default(), Leaving::Nothing) };
+        let mut walk = self.block(body);
+        let flags = walk.flags;
+        if self.may_leave(&walk, flags) && parallel_runs(self.names, op) {
+            return (flags, Leaving::Always(self.take_out(&mut walk)));
+        }
+        (self.keep(&mut walk), Leaving::Nothing)
+    }
+
+    /// T3 for `scf.while`: what the `before` region carries at its end runs
+    /// on every exit (the loop leaves after `before`, which runs at least
+    /// once); it leaves when nothing in the whole loop needs it. The
+    /// `after` region's markers stay (it may run zero times).
+    fn scf_while(&mut self, op: OperationRef<'c, 'a>) -> (Flags, Leaving<'c, 'a>) {
+        let (Some(before), Some(after)) = (ir::first_block_of(op, 0), ir::first_block_of(op, 1)) else {
+            return (self.blocks_in_place(op, false), Leaving::Nothing);
+        };
+        let mut before = self.block(before);
+        let mut after = self.block(after);
+        let mut flags = before.flags;
+        flags.join(after.flags);
+        let leaving = self.may_leave(&before, flags);
+        // Each region is repeated: an exposure anywhere in the loop may
+        // follow a branch's fence in either.
+        after.flags.exposure |= flags.exposure;
+        before.flags.exposure |= flags.exposure;
+        flags.join(self.keep(&mut after));
+        if leaving {
+            return (flags, Leaving::Always(self.take_out(&mut before)));
+        }
+        flags.join(self.keep(&mut before));
+        (flags, Leaving::Nothing)
+    }
+
+    /// T4: the markers both branches end with leave the `scf.if` as one;
+    /// the rest stay at the end of their branch, where a fence becomes
+    /// tentative (a later fence before any exposure makes it useless).
+    fn scf_if(&mut self, op: OperationRef<'c, 'a>) -> (Flags, Leaving<'c, 'a>) {
+        // Both branches are walked before either places what it carries
+        // (what leaves needs both); each keeps its tentative fences apart
+        // meanwhile, so that a fence placed in one never erases the other's.
+        let mut branch = |block| {
+            let walk = self.block(block);
+            let tentative = self.tentative.split_off(walk.mark);
+            (walk, tentative)
+        };
+        let mut then = ir::first_block_of(op, 0).map(&mut branch);
+        let mut otherwise = ir::first_block_of(op, 1).map(&mut branch);
+        let mut flags = Flags::default();
+        let mut common = Carry::default();
+        if let (Some((then, _)), Some((otherwise, _))) = (&mut then, &mut otherwise) {
+            common = then.carry.take_common(&mut otherwise.carry, &mut self.counts);
+            self.counts.hoisted += common.ops().count() as u64;
+            self.kept_for_a_fence |= then.carry.shares_an_invalidate(&otherwise.carry);
+        }
+        for (walk, tentative) in [then.as_mut(), otherwise.as_mut()].into_iter().flatten() {
+            walk.mark = self.tentative.len();
+            self.tentative.append(tentative);
+            // The branch ends where the op does: its fence is needed only
+            // if no fence of the parent comes before the next exposure.
+            if let Some(fence) = self.place_all(walk) {
+                self.tentative.push(fence);
+            }
+            flags.join(walk.flags);
+        }
+        let leaving = if common.is_empty() { Leaving::Nothing } else { Leaving::Always(common) };
+        (flags, leaving)
+    }
+
+    // -- taking markers out ------------------------------------------------
+
+    /// Whether what `walk` (a loop body, or a while's `before` region)
+    /// carries at its end may leave the loop, whose ops do `flags`: what
+    /// the loop does would not stop it in one block (nothing exposes data
+    /// if it publishes, so that no iteration needs it before a later one
+    /// does; nothing reads GM if a whole-GM invalidate leaves; nothing
+    /// writes if an invalidate leaves without a fence), and every
+    /// invalidated value is defined outside the block (so it still names
+    /// something after the loop).
+    fn may_leave(&self, walk: &BlockWalk<'c, 'a>, flags: Flags) -> bool {
+        let carry = &walk.carry;
+        let stopped = (carry.publishes() && flags.exposure)
+            || (carry.whole.is_some() && flags.read)
+            || (carry.has_invalidates() && carry.fence.is_none() && flags.local_write);
+        !carry.is_empty()
+            && !stopped
+            && carry
+                .regions
+                .iter()
+                .all(|(_, op)| ir::owner_block(ir::operand(*op, 0)).is_none_or(|defined_in| defined_in != walk.block))
+    }
+
+    /// Takes what `walk` carries out of its block. The fences a branch
+    /// inside left tentative stay so: if the carry has a fence, it is
+    /// placed after them with no exposure between, so they go now.
+    fn take_out(&mut self, walk: &mut BlockWalk<'c, 'a>) -> Carry<'c, 'a> {
+        let carry = std::mem::take(&mut walk.carry);
+        if carry.fence.is_some() {
+            self.drop_tentative(walk.mark);
+        }
+        self.counts.hoisted += carry.ops().count() as u64;
+        carry
+    }
+
+    /// Places what a repeated block's walk carries before its terminator;
+    /// the block's flags after that. When the block exposes, the next
+    /// iteration needs the fences of its branches: they stop being
+    /// tentative.
+    fn keep(&mut self, walk: &mut BlockWalk<'c, 'a>) -> Flags {
+        self.place_all(walk);
+        if walk.flags.exposure {
+            self.tentative.truncate(walk.mark);
+        }
+        walk.flags
+    }
+
+    /// Places `carry`, which left loop `op` that may run zero times, right
+    /// after it in a trip guard (an `scf.if` that runs when the loop ran),
+    /// leaving out what the parent carries past the loop anyway.
+    fn guard(&mut self, walk: &mut BlockWalk<'c, 'a>, op: OperationRef<'c, 'a>, carry: Carry<'c, 'a>) {
+        let mut guarded = Carry::default();
+        for (kind, marker) in carry.into_items() {
+            if walk.carry.covers(kind) {
+                merge(marker, &mut self.counts);
+            } else {
+                guarded.add(marker, kind, &mut self.counts);
+            }
+        }
+        if guarded.is_empty() {
+            return;
+        }
+        // The loop's guard may be there already (a later run of the
+        // pipeline: the insert pass put markers back into the loop body).
+        // Then they join what it holds: the walk meets it next.
+        if let Some(then) = self.existing_guard(op) {
+            let mut start = BlockWalk::new(then, self.tentative.len(), guarded);
+            for (_, marker) in std::mem::take(&mut start.carry).into_items() {
+                self.place(&mut start, marker);
+            }
+            return;
+        }
+        let then = trip_guard::build(self.names, op);
+        self.counts.guards += 1;
+        let guard_op = then.parent_operation().expect("a guard's block is in the guard");
+        let mut inside = BlockWalk::new(then, self.tentative.len(), guarded);
+        // The guard ends where the loop does, as a branch would.
+        if let Some(fence) = self.place_all(&mut inside) {
+            self.tentative.push(fence);
+        }
+        walk.unfenced |= inside.flags.in_flight;
+        walk.flags.join(inside.flags);
+        walk.set_anchor(guard_op);
+    }
+
+    /// The then-block of the trip guard of loop `op` when it is the first
+    /// op after the loop that is not side-effect-free (its comparison may
+    /// come between).
+    fn existing_guard(&self, op: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
+        let next = std::iter::successors(op.next_in_block(), |o| o.next_in_block())
+            .find(|o| !matches!(effects::of(self.names, *o), Effect::Pure { .. }))?;
+        if !trip_guard::is_trip_guard(self.names, next, op) {
+            return None;
+        }
+        ir::first_block_of(next, 0)
+    }
+
+    // -- placing -----------------------------------------------------------
+
+    /// Places every carried marker after the walk's anchor: the
+    /// invalidates, then the fence unless nothing can be in flight (T5);
+    /// a placed fence makes the tentative fences above the walk's mark
+    /// useless.
+    /// Returns the fence it placed.
+    fn place_all(&mut self, walk: &mut BlockWalk<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+        self.place_invalidates(walk);
+        let fence = walk.carry.fence.take()?;
+        if !walk.unfenced {
+            ir::erase(fence);
+            self.counts.dropped += 1;
+            return None;
+        }
+        self.place(walk, fence);
+        walk.unfenced = false;
+        self.drop_tentative(walk.mark);
+        Some(fence)
+    }
+
+    fn place_invalidates(&mut self, walk: &mut BlockWalk<'c, 'a>) {
+        // Region invalidates stay after the views they name.
+        let regions = std::mem::take(&mut walk.carry.regions);
+        for (_, op) in &regions {
+            walk.stay_after_definition(ir::operand(*op, 0));
+        }
+        for (_, op) in regions {
+            self.place(walk, op);
+        }
+        if let Some(whole) = walk.carry.whole.take() {
+            self.place(walk, whole);
+        }
+    }
+
+    /// Moves marker `op` right after the walk's anchor, which it becomes.
+    fn place(&mut self, walk: &mut BlockWalk<'c, 'a>, op: OperationRef<'c, 'a>) {
+        if ir::move_to(op, walk.anchor, walk.block) {
+            self.counts.moved += 1;
+        }
+        if !ir::is_fence(self.names, op) {
+            // An invalidate starts write-backs.
+            walk.unfenced = true;
+            walk.flags.in_flight = true;
+        }
+        walk.set_anchor(op);
+    }
+
+    /// Erases the tentative fences above `mark`: a fence placed after them,
+    /// with no exposure between, does their work.
+    fn drop_tentative(&mut self, mark: usize) {
+        for fence in self.tentative.drain(mark..) {
+            ir::erase(fence);
+            self.counts.dropped += 1;
+            self.erased_tentative = true;
+        }
+    }
+}
+
+impl<'c, 'a> BlockWalk<'c, 'a> {
+    /// A walk at the start of `block`, carrying `carry`.
+    fn new(block: BlockRef<'c, 'a>, mark: usize, carry: Carry<'c, 'a>) -> Self {
+        BlockWalk {
+            block,
+            anchor: None,
+            seen: 0,
+            anchor_seen: 0,
+            views: None,
+            unfenced: true,
+            mark,
+            flags: Flags::default(),
+            carry,
+        }
+    }
+
+    /// Moves the anchor to the op defining `value` if the walk passed it
+    /// after the anchor (a view: markers passed it, but one that names its
+    /// result must stay after it).
+    fn stay_after_definition(&mut self, value: melior::ir::Value<'c, 'a>) {
+        let Some(def) = ir::defining_op(value) else { return };
+        let passed = self.views.as_ref().and_then(|views| views.get(&ir::op_key(def)).copied());
+        if let Some(seen) = passed.filter(|&seen| seen > self.anchor_seen) {
+            self.anchor = Some(def);
+            self.anchor_seen = seen;
+        }
+    }
+
+    /// Markers now stay after `op`, the last op passed.
+    fn set_anchor(&mut self, op: OperationRef<'c, 'a>) {
+        self.anchor = Some(op);
+        self.anchor_seen = self.seen;
+    }
+}
+
+/// What leaves an op with regions.
+enum Leaving<'c, 'a> {
+    Nothing,
+    /// Runs whenever the op has run: joins the parent's carry after it.
+    Always(Carry<'c, 'a>),
+    /// Runs only if the loop ran at least once: a trip guard after it.
+    Guarded(Carry<'c, 'a>),
+}
+
+/// Whether `scf.parallel` op runs at least once by its constant bounds.
+fn parallel_runs(names: &Interned, op: OperationRef<'_, '_>) -> bool {
+    let (Some(lower), Some(upper)) = (ir::operand_segment(op, 0), ir::operand_segment(op, 1)) else {
+        return false;
+    };
+    lower.len() == upper.len()
+        && lower.zip(upper).all(|(l, u)| {
+            match (ir::constant_int(names, ir::operand(op, l)), ir::constant_int(names, ir::operand(op, u))) {
+                (Some(l), Some(u)) => l < u,
+                _ => false,
+            }
+        })
+}

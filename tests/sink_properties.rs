@@ -1,0 +1,103 @@
+//! Properties of `ccl-sink-comm-markers` on generated programs (ccl-gen's
+//! generator, in process): for every program `p`,
+//! 1. `ccl-pipeline{placement=minimal}` accepts it: the checker proves the
+//!    moved markers sufficient;
+//! 2. a second run of the sink pass changes nothing, byte for byte;
+//! 3. it leaves no more marker ops than the insert pass placed;
+//! 4. without `placement=minimal` the pipeline's output is the one of the
+//!    passes it always ran, byte for byte.
+//!
+//! `CCLIR_SINK_CASES` programs (default 1000, small ones of every shape and
+//! some of a thousand ops or so); `CCLIR_SINK_SEED` moves the window. A
+//! longer run: `CCLIR_SINK_CASES=100000 cargo test --release --test
+//! sink_properties -- --nocapture`.
+
+use cclir::generator::{self, Config};
+use cclir::Session;
+
+const MINIMAL: &str = "builtin.module(ccl-pipeline{placement=minimal})";
+const INSERTED: &str =
+    "builtin.module(ccl-find-post-collective-kernels,func.func(ccl-admit-launch-width,ccl-insert-kernel-fence))";
+const SINK: &str = "builtin.module(func.func(ccl-sink-comm-markers))";
+const RULES: &str = "builtin.module(ccl-pipeline{placement=rules})";
+const RULES_SPELLED_OUT: &str =
+    "builtin.module(ccl-find-post-collective-kernels,func.func(ccl-admit-launch-width,ccl-insert-kernel-fence),ccl-verify-comm-order)";
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// The shape of case `n`: mostly small programs, every twentieth a larger
+/// one.
+fn config(seed: u64) -> Config {
+    let mut rng = generator::Rng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let ops = if seed.is_multiple_of(20) { 300 + rng.below(1200) } else { 6 + rng.below(200) };
+    Config { seed, ops, depth: rng.below(7), functions: Some(1 + rng.below(6)) }
+}
+
+fn markers(text: &str) -> usize {
+    text.lines()
+        .filter(|l| l.trim_start().starts_with("ccl.fence") || l.trim_start().starts_with("ccl.cacheinvalid"))
+        .count()
+}
+
+fn run(session: &Session, pipeline: &cclir::BuiltPipeline<'_>, text: &str, what: &str) -> String {
+    let mut program = session.parse(text, "input.mlir").unwrap_or_else(|e| panic!("{what}: {e:?}\n{text}"));
+    if let Err(e) = session.run(pipeline, &mut program) {
+        panic!("{what}:\n{}\n{text}", session.render(e.diagnostics()));
+    }
+    program.to_text()
+}
+
+#[test]
+fn the_sink_pass_keeps_its_contract_on_generated_programs() {
+    let cases = env_u64("CCLIR_SINK_CASES", 1000);
+    let base = env_u64("CCLIR_SINK_SEED", 0);
+    let session = Session::with_config(cclir::SessionConfig { threading: false, ..Default::default() });
+    let minimal = session.pipeline(MINIMAL).expect("minimal pipeline");
+    let inserted = session.pipeline(INSERTED).expect("insert pipeline");
+    let sink = session.pipeline(SINK).expect("sink pipeline");
+    let rules = session.pipeline(RULES).expect("rules pipeline");
+    let spelled_out = session.pipeline(RULES_SPELLED_OUT).expect("the rules' passes");
+    let (mut before, mut after, mut changed) = (0, 0, 0);
+    for seed in base..base + cases {
+        let config = config(seed);
+        let what = format!(
+            "ccl-gen --seed {} --ops {} --depth {} --functions {}",
+            config.seed,
+            config.ops,
+            config.depth,
+            config.functions.unwrap_or_default()
+        );
+        let source = generator::generate(&config);
+        let optimized = run(&session, &minimal, &source, &format!("{what}: the minimal placement is rejected"));
+        let again = run(&session, &sink, &optimized, &format!("{what}: a second run"));
+        if optimized != again {
+            let first = optimized.lines().zip(again.lines()).position(|(a, b)| a != b).unwrap_or_default();
+            let show = |text: &str| text.lines().skip(first.saturating_sub(8)).take(16).collect::<Vec<_>>().join("\n");
+            panic!(
+                "{what}: a second run of the sink pass changed its output at line {}:\n{}\n--- a second run:\n{}",
+                first + 1,
+                show(&optimized),
+                show(&again)
+            );
+        }
+        let placed = run(&session, &inserted, &source, &format!("{what}: the insertion"));
+        assert!(markers(&optimized) <= markers(&placed), "{what}: more markers than the insert pass placed");
+        before += markers(&placed);
+        after += markers(&optimized);
+        changed += (optimized != placed) as usize;
+        if seed.is_multiple_of(10) {
+            let default = run(&session, &rules, &source, &format!("{what}: placement=rules"));
+            assert_eq!(default, run(&session, &spelled_out, &source, &what), "{what}: placement=rules changed");
+        }
+        let _ = session.take_diagnostics();
+    }
+    println!(
+        "sink_properties: {cases} programs, {changed} changed; marker ops {before} placed by the rules, {after} left"
+    );
+    assert!(
+        changed * 2 > cases as usize,
+        "the pass changed fewer than half the programs: the generator lost its point"
+    );
+}
