@@ -246,11 +246,14 @@ private:
 } // namespace
 
 extern "C" int cclOptMain(int argc, char **argv, const CclOptHooks *hooks) {
+  // Registered before MLIR parses the command line, so --help lists it; a
+  // static, as LLVM's options are (the registry keeps a pointer to it for
+  // the process), made only by ccl-opt's main.
+  static llvm::cl::opt<std::string> sarifFile("sarif",
+                                              llvm::cl::desc("Write the diagnostics as a SARIF 2.1.0 log to <file> too"),
+                                              llvm::cl::value_desc("file"), llvm::cl::init(""));
   DialectRegistry registry = cclRegistry();
   cclRegisterAllPasses(hooks->register_rust);
-  // Registered before MLIR parses the command line, so --help lists it.
-  llvm::cl::opt<std::string> sarifFile("sarif", llvm::cl::desc("Write the diagnostics as a SARIF 2.1.0 log to <file> too"),
-                                       llvm::cl::value_desc("file"), llvm::cl::init(""));
   auto [inputFilename, outputFilename] =
       registerAndParseCLIOptions(argc, argv, "ccl-opt: MLIR's optimizer driver with the ccl dialect and passes",
                                  registry);
@@ -293,13 +296,14 @@ extern "C" int cclOptMain(int argc, char **argv, const CclOptHooks *hooks) {
     llvm::errs() << (message ? message : "input rejected") << "\n";
     return sarif.finish(1);
   }
-  // MlirOptMain takes a view of the input: a failed parse is parsed again
-  // for the SARIF log.
-  auto input = [&file] { return llvm::MemoryBuffer::getMemBuffer(file->getMemBufferRef(), false); };
+  // MlirOptMain owns the input, as in mlir-opt; with --sarif a copy is kept,
+  // for a failed parse to be parsed again for the log.
+  std::unique_ptr<llvm::MemoryBuffer> kept =
+      sarif.enabled() ? llvm::MemoryBuffer::getMemBufferCopy(file->getBuffer(), file->getBufferIdentifier()) : nullptr;
   auto run = [&](llvm::raw_ostream &os) {
-    bool ok = succeeded(MlirOptMain(os, input(), registry, config));
-    if (!ok && sarif.enabled())
-      sarif.recordParseErrors(*file, registry, config);
+    bool ok = succeeded(MlirOptMain(os, std::move(file), registry, config));
+    if (!ok && kept)
+      sarif.recordParseErrors(*kept, registry, config);
     return ok;
   };
 
