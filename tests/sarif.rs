@@ -234,12 +234,7 @@ fn the_schema_rejects_what_is_not_sarif() {
 
 /// Runs ccl-opt with `args`; returns its exit code and stderr.
 fn ccl_opt(args: &[&str]) -> (i32, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_ccl-opt"))
-        .args(args)
-        .current_dir(repository())
-        .output()
-        .expect("ccl-opt runs");
-    (output.status.code().unwrap_or(-1), String::from_utf8_lossy(&output.stderr).into_owned())
+    tools::run(env!("CARGO_BIN_EXE_ccl-opt"), args)
 }
 
 #[test]
@@ -304,6 +299,27 @@ fn ccl_opt_logs_parse_errors_clean_runs_and_says_when_it_cannot_write() {
 
     let help = Command::new(env!("CARGO_BIN_EXE_ccl-opt")).arg("--help").output().unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("--sarif=<file>"), "--help lists --sarif");
+}
+
+#[test]
+fn ccl_opt_logs_an_input_its_pre_check_rejects_before_the_parser() {
+    // Corrupted bytecode never reaches MLIR's reader: the pre-check's error
+    // and its note are the log's result, as they are the printed report.
+    let input = "lit-tests/Driver/Inputs/bytecode/offsets-overflow-end.mlirbc";
+    let path = scratch("bytecode.sarif");
+    let (code, stderr) = ccl_opt(&[input, &format!("--sarif={}", path.display())]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("offsets-overflow-end.mlirbc:0:0: error: the dialect group at file offset 59"), "{stderr}");
+    let log = read_log(&path);
+    assert_valid(&log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{log:#}");
+    assert_eq!(results[0]["level"], "error");
+    assert!(results[0]["message"]["text"].as_str().unwrap().starts_with("the dialect group at file offset 59"));
+    let uri = results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap();
+    assert!(uri.ends_with("offsets-overflow-end.mlirbc"), "{uri}");
+    assert_eq!(results[0]["relatedLocations"][0]["message"]["text"], "in bytecode version 6 produced by: MLIR22.1.8");
+    assert_eq!(log["runs"][0]["invocations"][0]["exitCode"], 1);
 }
 
 #[test]

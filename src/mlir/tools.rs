@@ -125,7 +125,13 @@ unsafe extern "C" fn check_input(
     unsafe {
         guarded(0, message, || {
             let text = if length == 0 { &[][..] } else { std::slice::from_raw_parts(data as *const u8, length) };
-            input::bytecode::check(text).map_err(|corrupt| corrupt.diagnostic(&owned(name)).to_string())?;
+            // Each rejection is recorded for `--sarif` as it is printed.
+            input::bytecode::check(text).map_err(|corrupt| {
+                let diagnostic = corrupt.diagnostic(&owned(name));
+                let text = diagnostic.to_string();
+                super::opt_sarif::record(diagnostic);
+                text
+            })?;
             input::check_nesting(text, MAX_NESTING.load(Ordering::SeqCst)).map(|()| 1).map_err(|deep| {
                 let loc = SourceLoc::File { file: owned(name), line: deep.line as u32, col: deep.col as u32 };
                 let message = format!("nesting deeper than {} levels: the parser's stack would overflow", deep.limit);
