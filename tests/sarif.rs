@@ -302,6 +302,43 @@ fn ccl_opt_logs_parse_errors_clean_runs_and_says_when_it_cannot_write() {
 }
 
 #[test]
+fn ccl_opt_logs_each_split_chunks_errors_at_the_whole_files_lines() {
+    // --split-input-file: the first chunk reaches the checker, the second
+    // does not parse; both are results, located in the whole file.
+    let checked = std::fs::read_to_string(repository().join("lit-tests/Sim/put-without-fence.mlir")).unwrap();
+    let text = format!("{checked}// -----\nfunc.func @f() {{\n  %x = arith.constant : i32\n}}\n");
+    let input = scratch("split.mlir");
+    std::fs::write(&input, &text).unwrap();
+    let path = scratch("split.sarif");
+    let (code, stderr) = ccl_opt(&[
+        input.to_str().unwrap(),
+        "--split-input-file",
+        "-p",
+        "builtin.module(ccl-verify-comm-order)",
+        &format!("--sarif={}", path.display()),
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("error: expected attribute value"), "{stderr}");
+    let log = read_log(&path);
+    assert_valid(&log);
+    let results: Vec<(&str, u64)> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["message"]["text"].as_str().unwrap(), line(&r["locations"][0])))
+        .collect();
+    let put = line_of(&text, "ccl.put %win");
+    assert_eq!(
+        results,
+        [
+            ("remote publish reaches a ccl.notify without ccl.fence", put),
+            ("remote publish reaches the function's return without ccl.fence", put),
+            ("expected attribute value", line_of(&text, "%x = arith.constant : i32")),
+        ]
+    );
+}
+
+#[test]
 fn ccl_opt_logs_an_input_its_pre_check_rejects_before_the_parser() {
     // Corrupted bytecode never reaches MLIR's reader: the pre-check's error
     // and its note are the log's result, as they are the printed report.

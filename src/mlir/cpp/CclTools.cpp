@@ -31,6 +31,7 @@
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/ToolUtilities.h"
 #include "mlir/Tools/mlir-lsp-server/MlirLspServerMain.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Tools/ParseUtilities.h"
@@ -189,39 +190,63 @@ private:
 
 /// `--sarif=FILE`: every diagnostic of the run goes to Rust for the log,
 /// then on to the handlers below (mlir-opt's printer, or the verifier of
-/// `--verify-diagnostics`). Parse errors come before any pass manager: a
-/// buffer that did not reach one is parsed again with a recording handler.
+/// `--verify-diagnostics`). Parse errors come before any pass manager: after
+/// a failed run in which a chunk of the input (the whole input, or each
+/// `--split-input-file` chunk) did not reach its passes, the chunks are
+/// parsed again with a recording handler.
 class SarifRecorder {
 public:
   SarifRecorder(const CclOptHooks *hooks, std::string path) : hooks(hooks), path(std::move(path)) {}
 
   bool enabled() const { return !path.empty(); }
 
-  /// Records what `context` reports from now on (a pass manager's context).
+  /// Records what `context` reports from now on (the pass manager's context
+  /// of one chunk, which parsed).
   void attach(MLIRContext *context) {
-    reachedPasses = true;
+    ++chunksWithPasses;
     context->getDiagEngine().registerHandler([hooks = hooks](Diagnostic &diagnostic) {
       hooks->record_diagnostic(wrap(diagnostic));
       return failure();
     });
   }
 
-  /// After a failed run that stopped before its passes: the parser's
-  /// diagnostics of `input`, parsed again as MlirOptMain parses it.
+  /// After a failed run: the parser's diagnostics of each chunk of `input`
+  /// that does not parse, split and parsed as MlirOptMain splits and parses
+  /// them (a chunk's locations are the whole input's lines). Nothing when
+  /// every chunk reached its passes.
   void recordParseErrors(const llvm::MemoryBuffer &input, DialectRegistry &registry,
                          const MlirOptMainConfig &config) {
-    if (reachedPasses)
+    // The chunks view `input`, which outlives them (the splitter's own copy
+    // of the whole does not); it runs once, so its warnings (a near miss of
+    // the marker) print once more at most.
+    std::vector<std::unique_ptr<llvm::MemoryBuffer>> chunks;
+    (void)splitAndProcessBuffer(
+        llvm::MemoryBuffer::getMemBuffer(input.getMemBufferRef(), false),
+        [&chunks](std::unique_ptr<llvm::MemoryBuffer> chunk, const llvm::MemoryBufferRef &, raw_ostream &) {
+          chunks.push_back(std::move(chunk));
+          return success();
+        },
+        llvm::nulls(), config.inputSplitMarker());
+    if (chunks.size() <= chunksWithPasses)
       return;
-    MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-    context.allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
-    ScopedDiagnosticHandler record(&context, [this](Diagnostic &diagnostic) {
-      hooks->record_diagnostic(wrap(diagnostic));
-      return success();
-    });
-    auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-    sourceMgr->AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(input.getMemBufferRef(), false), SMLoc());
-    ParserConfig parseConfig(&context);
-    (void)parseSourceFileForTool(sourceMgr, parseConfig, !config.shouldUseExplicitModule());
+    for (auto &chunk : chunks) {
+      auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+      sourceMgr->AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(input.getMemBufferRef(), false), SMLoc());
+      sourceMgr->AddNewSourceBuffer(std::move(chunk), SMLoc());
+      MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+      context.allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
+      std::vector<Diagnostic> held;
+      ScopedDiagnosticHandler hold(&context, [&held](Diagnostic &diagnostic) {
+        held.push_back(std::move(diagnostic));
+        return success();
+      });
+      ParserConfig parseConfig(&context);
+      // A chunk that parses reached its passes, which recorded its
+      // diagnostics.
+      if (!parseSourceFileForTool(sourceMgr, parseConfig, !config.shouldUseExplicitModule()))
+        for (Diagnostic &diagnostic : held)
+          hooks->record_diagnostic(wrap(diagnostic));
+    }
   }
 
   /// Writes the log (when asked for) and returns the run's exit code: 1 if
@@ -240,7 +265,7 @@ public:
 private:
   const CclOptHooks *hooks;
   std::string path;
-  bool reachedPasses = false;
+  unsigned chunksWithPasses = 0;
 };
 
 } // namespace
