@@ -8,11 +8,11 @@
 use cclir::generator::protocol::all_to_all_v_program;
 use cclir::sim::{self, Options, Outcome};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 mod tools;
-use tools::repository;
+use tools::{repository, scratch};
 
 /// The schema's errors for `log` (empty when it validates).
 fn schema_errors(log: &Value) -> Vec<String> {
@@ -38,18 +38,26 @@ fn line(location: &Value) -> u64 {
     location["physicalLocation"]["region"]["startLine"].as_u64().expect("a located location")
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cclir-sarif-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 fn ccl_sim(args: &[&str]) -> (i32, String) {
     tools::run(env!("CARGO_BIN_EXE_ccl-sim"), args)
 }
 
+/// The log at `path`, which validates against the schema.
 fn read_log(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("the log was written")).expect("the log is JSON")
+    let log =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the log was written")).expect("the log is JSON");
+    assert_valid(&log);
+    log
+}
+
+/// ccl-sim's log of `input` (a repository path) on two ranks, where it
+/// finds something (exit 3), with the input's text and ccl-sim's report.
+fn ccl_sim_finding(input: &str, name: &str) -> (Value, String, String) {
+    let text = std::fs::read_to_string(repository().join(input)).unwrap();
+    let path = scratch(name);
+    let (code, stderr) = ccl_sim(&[input, "--ranks", "2", "--sarif", path.to_str().unwrap()]);
+    assert_eq!(code, 3, "{stderr}");
+    (read_log(&path), text, stderr)
 }
 
 /// The thread flows of the first result's code flow, by id.
@@ -73,12 +81,7 @@ fn racing_line(locations: &[&Value]) -> Option<u64> {
 #[test]
 fn ccl_sim_reports_a_stale_read_as_a_located_result_with_thread_flows() {
     let input = "lit-tests/Sim/put-without-fence.mlir";
-    let text = std::fs::read_to_string(repository().join(input)).unwrap();
-    let path = scratch("put.sarif");
-    let (code, stderr) = ccl_sim(&[input, "--ranks", "2", "--sarif", path.to_str().unwrap()]);
-    assert_eq!(code, 3, "{stderr}");
-    let log = read_log(&path);
-    assert_valid(&log);
+    let (log, text, stderr) = ccl_sim_finding(input, "put.sarif");
     let run = &log["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "ccl-sim");
     assert_eq!(run["invocations"][0]["exitCode"], 3);
@@ -161,7 +164,6 @@ fn a_clean_run_is_a_log_without_results_and_a_bound_a_notification() {
     let (code, stderr) = ccl_sim(&[input, "--ranks", "2", "--entry", "main_once", "--sarif", clean.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     let log = read_log(&clean);
-    assert_valid(&log);
     assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 0);
 
     let bounded = scratch("bounded.sarif");
@@ -176,7 +178,6 @@ fn a_clean_run_is_a_log_without_results_and_a_bound_a_notification() {
     ]);
     assert_eq!(code, 1, "{stderr}");
     let log = read_log(&bounded);
-    assert_valid(&log);
     let invocation = &log["runs"][0]["invocations"][0];
     assert_eq!(invocation["executionSuccessful"], false);
     let notification = &invocation["toolExecutionNotifications"][0];
@@ -191,7 +192,6 @@ fn an_input_error_is_a_result() {
     let (code, stderr) = ccl_sim(&[input, "--ranks", "2", "--sarif", path.to_str().unwrap()]);
     assert_eq!(code, 1, "{stderr}");
     let log = read_log(&path);
-    assert_valid(&log);
     let result = &log["runs"][0]["results"][0];
     assert_eq!(result["ruleId"], "input-error");
     let error_line: u64 = stderr.split(':').nth(1).unwrap().parse().unwrap();
@@ -248,7 +248,6 @@ fn ccl_opt_reports_the_checkers_error_with_its_note_as_a_related_location() {
     // The diagnostics print as usual too.
     assert!(stderr.contains("error: remote publish reaches a ccl.notify without ccl.fence"), "{stderr}");
     let log = read_log(&path);
-    assert_valid(&log);
     let run = &log["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "ccl-opt");
     assert_eq!(run["invocations"][0]["exitCode"], 1);
@@ -271,7 +270,6 @@ fn ccl_opt_logs_parse_errors_clean_runs_and_says_when_it_cannot_write() {
     let (code, _) = ccl_opt(&["lit-tests/Sim/parse-error.mlir", &format!("--sarif={}", parse.display())]);
     assert_eq!(code, 1);
     let log = read_log(&parse);
-    assert_valid(&log);
     assert_eq!(log["runs"][0]["results"][0]["message"]["text"], "expected ':'");
     assert_eq!(line(&log["runs"][0]["results"][0]["locations"][0]), 18);
 
@@ -289,7 +287,6 @@ fn ccl_opt_logs_parse_errors_clean_runs_and_says_when_it_cannot_write() {
     assert!(output.status.success());
     assert!(String::from_utf8_lossy(&output.stdout).contains("ccl.fence"), "the output is printed as usual");
     let log = read_log(&clean);
-    assert_valid(&log);
     assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 0);
     assert_eq!(log["runs"][0]["invocations"][0]["executionSuccessful"], true);
 
@@ -320,7 +317,6 @@ fn ccl_opt_logs_each_split_chunks_errors_at_the_whole_files_lines() {
     assert_eq!(code, 1);
     assert!(stderr.contains("error: expected attribute value"), "{stderr}");
     let log = read_log(&path);
-    assert_valid(&log);
     let results: Vec<(&str, u64)> = log["runs"][0]["results"]
         .as_array()
         .unwrap()
@@ -348,7 +344,6 @@ fn ccl_opt_logs_an_input_its_pre_check_rejects_before_the_parser() {
     assert_eq!(code, 1);
     assert!(stderr.contains("offsets-overflow-end.mlirbc:0:0: error: the dialect group at file offset 59"), "{stderr}");
     let log = read_log(&path);
-    assert_valid(&log);
     let results = log["runs"][0]["results"].as_array().unwrap();
     assert_eq!(results.len(), 1, "{log:#}");
     assert_eq!(results[0]["level"], "error");
@@ -362,12 +357,7 @@ fn ccl_opt_logs_an_input_its_pre_check_rejects_before_the_parser() {
 #[test]
 fn a_deadlock_is_a_result_at_the_first_stuck_op_with_the_others_related() {
     let input = "lit-tests/Sim/deadlock.mlir";
-    let text = std::fs::read_to_string(repository().join(input)).unwrap();
-    let path = scratch("deadlock.sarif");
-    let (code, stderr) = ccl_sim(&[input, "--ranks", "2", "--sarif", path.to_str().unwrap()]);
-    assert_eq!(code, 3, "{stderr}");
-    let log = read_log(&path);
-    assert_valid(&log);
+    let (log, text, _) = ccl_sim_finding(input, "deadlock.sarif");
     let result = &log["runs"][0]["results"][0];
     assert_eq!(result["ruleId"], "deadlock");
     assert!(result["message"]["text"].as_str().unwrap().starts_with("deadlock: no step is possible"));

@@ -9,7 +9,7 @@
 use cclir::sim::{self, summary::Summary, Options, Outcome};
 
 mod tools;
-use tools::repository;
+use tools::{repository, scratch};
 
 const INPUT: &str = "docs/images/old-order-race.mlir";
 const PICTURE: &str = "docs/images/old-order-race.svg";
@@ -90,15 +90,19 @@ fn ccl_sim(args: &[&str]) -> (i32, String) {
     tools::run(env!("CARGO_BIN_EXE_ccl-sim"), args)
 }
 
-#[test]
-fn ccl_sim_writes_the_diagram_of_the_race_it_reports() {
-    let dir = std::env::temp_dir().join(format!("cclir-diagram-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("race.svg");
-    let (code, stderr) =
-        ccl_sim(&["lit-tests/Sim/put-without-fence.mlir", "--ranks", "2", "--diagram", path.to_str().unwrap()]);
+/// ccl-sim's diagram of `input` on two ranks, where it finds a race (exit
+/// 3): the picture's path (a scratch file `name`) and its text.
+fn race_diagram(input: &str, name: &str) -> (std::path::PathBuf, String) {
+    let path = scratch(name);
+    let (code, stderr) = ccl_sim(&[input, "--ranks", "2", "--diagram", path.to_str().unwrap()]);
     assert_eq!(code, 3, "{stderr}");
     let svg = std::fs::read_to_string(&path).unwrap();
+    (path, svg)
+}
+
+#[test]
+fn ccl_sim_writes_the_diagram_of_the_race_it_reports() {
+    let (path, svg) = race_diagram("lit-tests/Sim/put-without-fence.mlir", "race.svg");
     let doc = roxmltree::Document::parse(&svg).unwrap();
     assert_eq!(count(&doc, "race-access"), 2);
     assert_eq!(count(&doc, "sync"), 1, "the notify -> wait edge");
@@ -127,13 +131,7 @@ fn ccl_sim_writes_the_diagram_of_the_race_it_reports() {
 
 #[test]
 fn a_collective_spans_the_hosts_and_its_racing_write_is_on_its_own_hosts_lane() {
-    let dir = std::env::temp_dir().join(format!("cclir-diagram-collective-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("collective.svg");
-    let (code, stderr) =
-        ccl_sim(&["lit-tests/Sim/missing-prologue.mlir", "--ranks", "2", "--diagram", path.to_str().unwrap()]);
-    assert_eq!(code, 3, "{stderr}");
-    let svg = std::fs::read_to_string(&path).unwrap();
+    let (_, svg) = race_diagram("lit-tests/Sim/missing-prologue.mlir", "collective.svg");
     let doc = roxmltree::Document::parse(&svg).unwrap();
     assert_eq!(count(&doc, "collective"), 1);
     let threads: Vec<&str> = doc
