@@ -23,6 +23,7 @@
 pub mod diagnostics;
 pub mod fuzzing;
 pub mod pipeline;
+pub mod sarif;
 pub mod sim;
 pub mod tools;
 
@@ -214,6 +215,14 @@ impl Session {
         } else {
             Err(Error::Pass { diagnostics: self.sink.take() })
         }
+    }
+
+    /// Runs the checker alone (`ccl-verify-comm-order`) on `program`: `Ok`
+    /// when its markers are proven sufficient, else the checker's errors
+    /// (each with the note naming the other end of the pair).
+    pub fn verify(&self, program: &mut Program<'_>) -> Result<(), Error> {
+        let checker = self.pipeline("builtin.module(ccl-verify-comm-order)")?;
+        self.run(&checker, program)
     }
 
     /// Diagnostics reported so far that no error carried (warnings, remarks).

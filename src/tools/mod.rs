@@ -6,13 +6,16 @@
 //!   bytecode);
 //! - [`output`]: `-o FILE`, written so that a failed run leaves no file;
 //! - [`statistics`]: `--mlir-pass-statistics` for the Rust passes;
+//! - [`opt_sarif`]: `--sarif=FILE`, the run's diagnostics as a SARIF log;
 //! - [`suggest`]: "did you mean" for an unknown pass name.
 
 pub mod input;
+pub mod opt_sarif;
 pub mod output;
 pub mod statistics;
 pub mod suggest;
 
+use crate::diagnostics::{Diagnostic, Severity, SourceLoc};
 use cclir_dialect::ffi::{
     bridge::Catalog,
     tools::{OptHooks, OutputSink, PipelinePass},
@@ -38,15 +41,29 @@ pub fn reduce_main() -> i32 {
     cclir_dialect::ffi::tools::reduce_main(&CATALOG)
 }
 
-static OPT_HOOKS: OptHooks = OptHooks { check_input, open_output, suggest, print_statistics };
+static OPT_HOOKS: OptHooks = OptHooks {
+    check_input,
+    open_output,
+    suggest,
+    print_statistics,
+    record_diagnostic: opt_sarif::record,
+    write_sarif: opt_sarif::write_sarif,
+};
 
+/// Each rejection is recorded for `--sarif` as it is printed.
 fn check_input(text: &[u8], name: &str, max_nesting: usize) -> Result<(), String> {
-    input::bytecode::check(text).map_err(|corrupt| corrupt.diagnostic(name).to_string())?;
+    input::bytecode::check(text).map_err(|corrupt| {
+        let diagnostic = corrupt.diagnostic(name);
+        let text = diagnostic.to_string();
+        opt_sarif::record(diagnostic);
+        text
+    })?;
     input::check_nesting(text, max_nesting).map_err(|deep| {
-        format!(
-            "{}:{}:{}: error: nesting deeper than {} levels: the parser's stack would overflow",
-            name, deep.line, deep.col, deep.limit
-        )
+        let loc = SourceLoc::File { file: name.to_string(), line: deep.line as u32, col: deep.col as u32 };
+        let message = format!("nesting deeper than {} levels: the parser's stack would overflow", deep.limit);
+        let text = format!("{loc}: error: {message}");
+        opt_sarif::record(Diagnostic { severity: Severity::Error, loc, message, notes: Vec::new() });
+        text
     })
 }
 

@@ -27,7 +27,7 @@ use std::{ffi::c_void, io::Write};
 ///
 /// # Safety
 /// `diagnostic` must be live for the call (MLIR's handlers get one that is).
-unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnostic {
+pub(crate) unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnostic {
     // SAFETY: the caller's promise: a live diagnostic, whose location, text
     // and notes MLIR reads for us here; `message` outlives the print.
     unsafe {

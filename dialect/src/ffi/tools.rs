@@ -17,8 +17,8 @@ use super::{
     strings::{bytes, owned, string_ref},
     sys,
 };
-use crate::framework::Counters;
-use mlir_sys::MlirStringRef;
+use crate::{diagnostics::Diagnostic, framework::Counters};
+use mlir_sys::{MlirDiagnostic, MlirStringRef};
 use std::{
     ffi::{c_char, c_int, c_void, CString},
     sync::OnceLock,
@@ -44,6 +44,12 @@ pub struct OptHooks {
     /// Prints the statistics of the Rust passes of a pipeline
     /// (`--mlir-pass-statistics`; `list` for its `=list` display).
     pub print_statistics: fn(pipeline: &str, passes: Vec<PipelinePass>, list: bool),
+    /// `--sarif=FILE`: keeps a diagnostic of the run (with its notes) for
+    /// the log.
+    pub record_diagnostic: fn(diagnostic: Diagnostic),
+    /// `--sarif=FILE`: writes the diagnostics kept so far as a SARIF log to
+    /// `path`, for a run that ends with `exit_code`.
+    pub write_sarif: fn(path: &str, exit_code: i32) -> Result<(), String>,
 }
 
 /// A Rust pass of the pipeline `ccl-opt` ran, in pipeline order.
@@ -113,8 +119,17 @@ pub fn reduce_main(catalog: &'static Catalog) -> i32 {
     run_on_big_stack(CrashHandlers::Llvm, |_, argc, argv| unsafe { sys::cclReduceMain(argc, argv, register_rust) })
 }
 
-static OPT_HOOKS: sys::CclOptHooks =
-    sys::CclOptHooks { register_rust, check_input, open_output, write_output, close_output, suggest, print_statistics };
+static OPT_HOOKS: sys::CclOptHooks = sys::CclOptHooks {
+    register_rust,
+    check_input,
+    open_output,
+    write_output,
+    close_output,
+    suggest,
+    print_statistics,
+    record_diagnostic,
+    write_sarif,
+};
 
 /// The hooks `opt_main` stored before it handed these callbacks to C++.
 fn hooks() -> (&'static OptHooks, usize) {
@@ -235,6 +250,25 @@ unsafe extern "C" fn print_statistics(
             .collect();
         (hooks().0.print_statistics)(&pipeline, passes, list != 0);
     });
+}
+
+unsafe extern "C" fn record_diagnostic(diagnostic: MlirDiagnostic) {
+    // A panic must not cross into MLIR's diagnostic engine.
+    let _ = crate::panic::catch_in_callback(|| {
+        // SAFETY: MLIR hands its handlers a live diagnostic.
+        let diagnostic = unsafe { super::driver::convert_diagnostic(diagnostic) };
+        (hooks().0.record_diagnostic)(diagnostic);
+    });
+}
+
+unsafe extern "C" fn write_sarif(path: MlirStringRef, exit_code: c_int, message: *mut *const c_char) -> c_int {
+    let write = || {
+        // SAFETY: the glue passes the path, readable for the call.
+        let path = unsafe { owned(path) };
+        (hooks().0.write_sarif)(&path, exit_code).map(|()| 1)
+    };
+    // SAFETY: `message` is the glue's writable out-parameter.
+    unsafe { guarded(0, message, write) }
 }
 
 /// Makes a signal that kills the process remove `path` (a temporary output
