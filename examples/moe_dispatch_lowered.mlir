@@ -13,14 +13,19 @@
 // carries a cache invalidate or a fence: the passes add them.
 
 // Pack: gather this rank's tokens for each expert into the send window,
-// and stage how many rows go to each of the 8 peers in send_counts, which
-// the peers read remotely in the exchange.
+// stage how many rows go to each of the 8 peers in send_counts, which the
+// peers read remotely in the exchange, and tell every peer its slice is
+// ready.
 func.func @dispatch_pack(%tokens: memref<1024x64xf32>, %send: memref<1024x64xf32, #ccl.window>,
-                         %send_counts: memref<8xi32, #ccl.window>, %routed: memref<8xi32>, %rows: index)
+                         %send_counts: memref<8xi32, #ccl.window>, %routed: memref<8xi32>,
+                         %ready: memref<8xi32, #ccl.window>, %rows: index)
     attributes {ccl.kind = "aiv"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %c8_i32 = arith.constant 8 : i32
   scf.for %row = %c0 to %rows step %c1 {
     %tile = ccl.tile_load %tokens[%row, %c0] : memref<1024x64xf32> -> vector<64xf32>
     ccl.tile_store %tile, %send[%row, %c0] : vector<64xf32>, memref<1024x64xf32, #ccl.window>
@@ -29,11 +34,14 @@ func.func @dispatch_pack(%tokens: memref<1024x64xf32>, %send: memref<1024x64xf32
     %count = ccl.read %routed[%peer] : memref<8xi32> -> i32
     ccl.tensor_write %send_counts[%peer], %count : memref<8xi32, #ccl.window>, i32
   }
+  scf.for %peer = %c0_i32 to %c8_i32 step %c1_i32 : i32 {
+    ccl.notify set %ready, %peer, %c1_i32 : memref<8xi32, #ccl.window>, i32, i32
+  }
   return
 }
 
-// Experts: wait until every peer's tokens have landed, then run the expert
-// FFN tile by tile and publish the outputs into the combine window.
+// Experts: wait until the peers' tokens are ready, then run the expert FFN
+// tile by tile and publish the outputs into the combine window.
 func.func @expert_ffn(%recv: memref<1024x64xf32, #ccl.window>, %recv_counts: memref<8xi32>,
                       %out: memref<1024x64xf32, #ccl.window>, %landed: memref<8xi32, #ccl.window>,
                       %rows: index) attributes {ccl.kind = "aic"} {
@@ -55,7 +63,7 @@ func.func @expert_ffn(%recv: memref<1024x64xf32, #ccl.window>, %recv_counts: mem
 }
 
 // Combine: push each expert output row back to the rank that owns the
-// token, then signal it.
+// tokens (%owner), then signal it.
 func.func @combine_send(%out: memref<1024x64xf32, #ccl.window>, %home: memref<1024x64xf32, #ccl.window>,
                         %done: memref<8xi32, #ccl.window>, %owner: i32, %rows: index)
     attributes {ccl.kind = "aiv"} {
@@ -73,12 +81,15 @@ func.func @combine_send(%out: memref<1024x64xf32, #ccl.window>, %home: memref<10
 // The orchestration entry: one iteration per MoE layer. The launch width of
 // the exchange is computed once here from the rank count and the requested
 // core count (8 ranks, 20 cores -> 16 blocks, two lanes per peer); the
-// signal has one row per source rank and one column per block.
+// signal has one row per source rank and one column per block. The tokens
+// of each rank are owned by the rank %owner places after it (ccl-sim runs
+// the lowered program with --arg 12=1024 --arg 13=1 --arg 11=1, say: rows,
+// layers and owner by position, as printing drops their names).
 func.func @moe_layers(%tokens: memref<1024x64xf32>, %send: memref<1024x64xf32, #ccl.window>,
                       %send_counts: memref<8xi32, #ccl.window>, %routed: memref<8xi32>,
                       %recv: memref<1024x64xf32, #ccl.window>, %recv_counts: memref<8xi32>,
                       %signal: memref<8x16xi32, #ccl.window>, %out: memref<1024x64xf32, #ccl.window>,
-                      %home: memref<1024x64xf32, #ccl.window>, %landed: memref<8xi32, #ccl.window>,
+                      %home: memref<1024x64xf32, #ccl.window>, %ready: memref<8xi32, #ccl.window>,
                       %done: memref<8xi32, #ccl.window>, %owner: i32, %rows: index, %layers: index)
     attributes {ccl.kind = "orchestration"} {
   %c0 = arith.constant 0 : index
@@ -86,15 +97,19 @@ func.func @moe_layers(%tokens: memref<1024x64xf32>, %send: memref<1024x64xf32, #
   %ranks = arith.constant 8 : i32
   %cores = arith.constant 20 : i32
   %blocks = ccl.cal_all_to_all_v_blocks %ranks, %cores : i32, i32
+  %me = ccl.rank : i32
+  %ahead = arith.addi %me, %owner : i32
+  %owner_rank = arith.remsi %ahead, %ranks : i32
   scf.for %layer = %c0 to %layers step %c1 {
-    func.call @dispatch_pack(%tokens, %send, %send_counts, %routed, %rows)
-        : (memref<1024x64xf32>, memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, memref<8xi32>, index) -> ()
+    func.call @dispatch_pack(%tokens, %send, %send_counts, %routed, %ready, %rows)
+        : (memref<1024x64xf32>, memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, memref<8xi32>,
+           memref<8xi32, #ccl.window>, index) -> ()
     ccl.all_to_all_v %send, %send_counts, %recv, %recv_counts, blocks %blocks, signal %signal {signal_stride = 16 : i64}
         : memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, memref<1024x64xf32, #ccl.window>, memref<8xi32>, i32,
           memref<8x16xi32, #ccl.window>
-    func.call @expert_ffn(%recv, %recv_counts, %out, %landed, %rows)
+    func.call @expert_ffn(%recv, %recv_counts, %out, %ready, %rows)
         : (memref<1024x64xf32, #ccl.window>, memref<8xi32>, memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, index) -> ()
-    func.call @combine_send(%out, %home, %done, %owner, %rows)
+    func.call @combine_send(%out, %home, %done, %owner_rank, %rows)
         : (memref<1024x64xf32, #ccl.window>, memref<1024x64xf32, #ccl.window>, memref<8xi32, #ccl.window>, i32, index) -> ()
   }
   ccl.barrier

@@ -29,7 +29,9 @@ cclir_bin = os.environ.get("CCLIR_BIN_DIR", os.path.join(target_dir, profile))
 # Our tools first, then LLVM's FileCheck, not, count, split-file, mlir-opt.
 path = os.pathsep.join([cclir_bin, llvm_bin, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["PATH"] = path
-for passthrough in ["HOME", "TMPDIR", "LANG", "LC_ALL"]:
+# GLIBC_TUNABLES: a run can vary malloc's behaviour (the corrupted-bytecode
+# tests must not depend on the heap's layout).
+for passthrough in ["HOME", "TMPDIR", "LANG", "LC_ALL", "GLIBC_TUNABLES"]:
     if passthrough in os.environ:
         config.environment[passthrough] = os.environ[passthrough]
 
@@ -42,6 +44,9 @@ config.environment["CCL_PLUGIN"] = plugin
 # %parity ARGS: upstream mlir-opt and ccl-opt print the same bytes and exit
 # with the same code (Driver/Inputs/parity.py).
 config.substitutions.append(("%parity", "python3 " + os.path.join(config.test_source_root, "Driver", "Inputs", "parity.py")))
+# %ends ARGS: how ccl-opt ends, beside mlir-opt, on input that crashes or
+# hangs upstream's code (Driver/Inputs/ends.py).
+config.substitutions.append(("%ends", "python3 " + os.path.join(config.test_source_root, "Driver", "Inputs", "ends.py")))
 # %expect-exit CODE COMMAND ARG...: COMMAND must exit with exactly CODE (`not`
 # only asserts non-zero); its output passes through (Sim/Inputs/expect_exit.py).
 expect_exit = os.path.join(config.test_source_root, "Sim", "Inputs", "expect_exit.py")

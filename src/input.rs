@@ -3,6 +3,9 @@
 //! exhausts any stack and crashes the process. Nesting is bounded by
 //! brackets in the text, so one linear scan finds the deepest point; past
 //! the limit the input is rejected with a located error instead.
+//! Bytecode has its own check ([`bytecode`]).
+
+pub mod bytecode;
 
 /// Where the input first nests deeper than the limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,9 +14,6 @@ pub struct TooDeep {
     pub col: usize,
     pub limit: usize,
 }
-
-/// MLIR bytecode starts with this; it has no brackets to count.
-const BYTECODE_MAGIC: &[u8] = b"ML\xefR";
 
 /// What `check_nesting`'s byte-by-byte scan does at a byte.
 const OTHER: u8 = 0;
@@ -51,7 +51,7 @@ static CLASS: [u8; 256] = {
 /// count of openings minus closings, which the compiler computes with
 /// vector instructions. Any other block is scanned byte by byte.
 pub fn check_nesting(text: &[u8], limit: usize) -> Result<(), TooDeep> {
-    if text.starts_with(BYTECODE_MAGIC) {
+    if text.starts_with(bytecode::MAGIC) {
         return Ok(());
     }
     let mut depth = 0usize;

@@ -159,6 +159,9 @@ impl Session {
                 }],
             });
         }
+        if let Err(corrupt) = input::bytecode::check(source) {
+            return Err(Error::Parse { buffer: buffer.to_string(), diagnostics: vec![corrupt.diagnostic(buffer)] });
+        }
         let parsed = mlir::ir::parse_for_tool(&self.context, source, buffer);
         let diagnostics = self.sink.take();
         match parsed {

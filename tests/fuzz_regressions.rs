@@ -96,3 +96,29 @@ fn bytecode_inputs() {
     // Not bytecode: the magic number is put in front.
     fuzzing::bytecode(b"module {}");
 }
+
+/// The corruptions MLIR's reader does not survive (a heap overflow, a read
+/// past the buffer, a table sized by a corrupted count) are rejected
+/// before it runs, in the library as in ccl-opt, and the fuzz target
+/// replays them in process.
+#[test]
+fn bytecode_the_reader_would_not_survive_is_rejected() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("lit-tests/Driver/Inputs/bytecode");
+    let session = cclir::Session::new();
+    for (name, section) in [
+        ("offsets-overflow-end.mlirbc", "AttrTypeOffset (3)"),
+        ("offsets-overflow-past-section.mlirbc", "AttrTypeOffset (3)"),
+        ("offsets-overflow-malloc-abort.mlirbc", "AttrTypeOffset (3)"),
+        ("offsets-count-past-section.mlirbc", "AttrTypeOffset (3)"),
+        ("string-size-zero.mlirbc", "String (0)"),
+    ] {
+        let data = std::fs::read(dir.join(name)).expect("a reproducer");
+        let Err(cclir::Error::Parse { diagnostics, .. }) = session.parse_bytes(&data, name) else {
+            panic!("{name} is not rejected");
+        };
+        let text = diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+        assert!(text.starts_with(&format!("{name}:0:0: error: ")) && text.contains(section), "{text}");
+        assert!(text.ends_with(&format!("{name}:0:0: note: in bytecode version 6 produced by: MLIR22.1.8")), "{text}");
+        fuzzing::bytecode(&data);
+    }
+}

@@ -122,6 +122,7 @@ unsafe extern "C" fn check_input(
     unsafe {
         guarded(0, message, || {
             let text = if length == 0 { &[][..] } else { std::slice::from_raw_parts(data as *const u8, length) };
+            input::bytecode::check(text).map_err(|corrupt| corrupt.diagnostic(&owned(name)).to_string())?;
             input::check_nesting(text, MAX_NESTING.load(Ordering::SeqCst)).map(|()| 1).map_err(|deep| {
                 format!(
                     "{}:{}:{}: error: nesting deeper than {} levels: the parser's stack would overflow",

@@ -3,7 +3,7 @@
 unless both print the same bytes (stdout, stderr) and exit with the same
 code.
 
-    parity.py [--plugin] [--stdin FILE] [--fate] [--timeout S] [--tries N] -- ARG...
+    parity.py [--plugin] [--stdin FILE] [--suggestion] -- ARG...
 
 --plugin     mlir-opt gets --load-dialect-plugin=$CCL_PLUGIN (ccl inputs;
              the Rust passes are then absent, so parse/verify/print only).
@@ -11,15 +11,6 @@ code.
 --suggestion ccl-opt's one addition: after an unknown pass it prints
              "did you mean" (a note); it must be there, and is dropped
              before comparing.
---fate       compare only how each run ends (its exit code, or the signal
-             that killed it): for inputs that crash upstream's code, whose
-             stack dumps differ.
---timeout S  a run still going after S seconds is killed and ends as
-             "timeout" (for inputs that hang upstream's code).
---tries N    run the pair up to N times until they agree: for inputs that
-             overflow a heap buffer in upstream's code, where how the run
-             ends depends on the heap's (randomized) layout, rarely, in
-             mlir-opt as in ccl-opt.
 
 In ARG, {out} is an output file and {dir} an output directory, each tool
 its own: their contents must be equal too. The tools name themselves in
@@ -33,15 +24,12 @@ import sys
 import tempfile
 
 
-def run(tool, args, stdin, scratch, timeout=None):
+def run(tool, args, stdin, scratch):
     out = os.path.join(scratch, "out")
     directory = os.path.join(scratch, "dir")
     expanded = [a.replace("{out}", out).replace("{dir}", directory) for a in args]
     with open(stdin, "rb") if stdin else open(os.devnull, "rb") as source:
-        try:
-            done = subprocess.run([tool] + expanded, stdin=source, capture_output=True, cwd=scratch, timeout=timeout)
-        except subprocess.TimeoutExpired as expired:
-            return {"exit code": b"timeout", "stdout": expired.stdout or b"", "stderr": expired.stderr or b""}
+        done = subprocess.run([tool] + expanded, stdin=source, capture_output=True, cwd=scratch)
     results = {"exit code": str(done.returncode).encode()}
     for name, data in [("stdout", done.stdout), ("stderr", done.stderr)]:
         for spelling in [tool, os.path.basename(tool)]:
@@ -61,17 +49,11 @@ def run(tool, args, stdin, scratch, timeout=None):
 
 def main():
     argv = sys.argv[1:]
-    plugin, stdin, suggestion, fate, timeout, tries = False, None, False, False, None, 1
+    plugin, stdin, suggestion = False, None, False
     while argv and argv[0] != "--":
         flag = argv.pop(0)
         if flag == "--plugin":
             plugin = True
-        elif flag == "--fate":
-            fate = True
-        elif flag == "--timeout":
-            timeout = float(argv.pop(0))
-        elif flag == "--tries":
-            tries = int(argv.pop(0))
         elif flag == "--suggestion":
             suggestion = True
         elif flag == "--stdin":
@@ -80,20 +62,9 @@ def main():
             sys.exit(f"parity.py: unknown flag {flag}")
     args = argv[1:]
     upstream = ["mlir-opt"] + ([f"--load-dialect-plugin={os.environ['CCL_PLUGIN']}"] if plugin else [])
-    for _ in range(tries):
-        result = compare(upstream, args, stdin, suggestion, fate, timeout)
-        if result == 0:
-            return 0
-    return result
-
-
-def compare(upstream, args, stdin, suggestion, fate, timeout):
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
-        theirs = run_with(upstream, args, stdin, a, timeout)
-        ours = run_with(["ccl-opt"], args, stdin, b, timeout)
-    if fate:
-        theirs = {"exit code": theirs["exit code"]}
-        ours = {"exit code": ours["exit code"]}
+        theirs = run_with(upstream, args, stdin, a)
+        ours = run_with(["ccl-opt"], args, stdin, b)
     if suggestion:
         lines = ours["stderr"].split(b"\n")
         kept = [l for l in lines if not (l.startswith(b"<unknown>:0: note: did you mean '") and l.endswith(b"'?"))]
@@ -111,11 +82,11 @@ def compare(upstream, args, stdin, suggestion, fate, timeout):
     return 1
 
 
-def run_with(command, args, stdin, scratch, timeout=None):
+def run_with(command, args, stdin, scratch):
     tool = shutil.which(command[0])
     if not tool:
         sys.exit(f"parity.py: {command[0]} is not on PATH")
-    return run(tool, command[1:] + args, stdin, scratch, timeout)
+    return run(tool, command[1:] + args, stdin, scratch)
 
 
 if __name__ == "__main__":
