@@ -89,11 +89,7 @@ impl Search<'_> {
     /// by another worker.
     fn halt(&self, why: Stop) {
         let mut stop = self.stop.lock().unwrap_or_else(|e| e.into_inner());
-        let replace = match (&*stop, &why) {
-            (None, _) => true,
-            (Some(Stop::Bound(_)), Stop::Found(..)) => true,
-            _ => false,
-        };
+        let replace = matches!((&*stop, &why), (None, _) | (Some(Stop::Bound(_)), Stop::Found(..)));
         if replace {
             *stop = Some(why);
         }

@@ -41,6 +41,9 @@ impl Hasher for Identity {
 
 type Build = BuildHasherDefault<Identity>;
 
+/// The exact store's table: the states of each fingerprint.
+type WholeStates = HashMap<u128, Vec<Arc<State>>, Build>;
+
 /// Shards: a power of two, many more than threads.
 const SHARDS: usize = 256;
 
@@ -48,7 +51,7 @@ enum Tables {
     Fingerprint64(Box<[Mutex<HashSet<u64, Build>>]>),
     Fingerprint128(Box<[Mutex<HashSet<u128, Build>>]>),
     /// Per fingerprint, the different states that have it.
-    Exact(Box<[Mutex<HashMap<u128, Vec<Arc<State>>, Build>>]>),
+    Exact(Box<[Mutex<WholeStates>]>),
 }
 
 pub struct Visited {
