@@ -113,7 +113,9 @@ pub fn simulate(module: melior::ir::OperationRef<'_, '_>, options: &Options) -> 
             let config = SearchConfig { max_states: options.max_states, ..options.search_config };
             explore::exhaustive(machine.clone(), &config)
         }
-        Search::Random { runs, seed } => explore::random(&machine, runs, seed, options.max_states, options.trace),
+        Search::Random { runs, seed } => {
+            explore::random(&machine, runs, seed, options.max_states, options.trace, options.search_config.threads)
+        }
     };
     Ok((machine, outcome))
 }
