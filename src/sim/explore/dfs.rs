@@ -24,6 +24,13 @@ use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// States one worker generates before the others join: a small search runs
+/// on one thread, so what it reports (which race, along which schedule) is
+/// the same in every run. A larger one may report another of the program's
+/// findings, or the same along another schedule, from run to run; a clean
+/// program is clean in every run.
+const SEQUENTIAL_STATES: usize = 20_000;
+
 /// The schedule that reached a state: its last action and the schedule
 /// before it, shared by every state that continues it.
 struct PathNode {
@@ -169,6 +176,13 @@ impl Search<'_> {
     /// One worker: expands its own tasks, steals when it has none, and ends
     /// when no task is left anywhere or the search stopped.
     fn work(&self, local: Worker<Task>, injector: &Injector<Task>, stealers: &[Stealer<Task>], me: usize) {
+        // The other workers join once the search is past its first states.
+        while me != 0 && self.generated.load(Ordering::Relaxed) < SEQUENTIAL_STATES {
+            if self.pending.load(Ordering::SeqCst) == 0 || self.stopped.load(Ordering::Relaxed) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
         let mut idle = 0u32;
         loop {
             if self.stopped.load(Ordering::Relaxed) {
