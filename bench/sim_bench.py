@@ -136,6 +136,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="P = 2 only, small limits")
     parser.add_argument("--max-states", type=int, default=2_000_000)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
+    parser.add_argument("--engine", choices=["dfs", "stateright"], default="dfs",
+                        help="ccl-sim's exhaustive search (default dfs)")
     args = parser.parse_args()
     if args.quick:
         args.max_states, args.timeout = min(args.max_states, 200_000), min(args.timeout, 30.0)
@@ -150,7 +152,8 @@ def main():
                 path = os.path.join(tmp, f"protocol-{p}-{b}.mlir")
                 lowered_protocol(p, b, path)
                 for reduction in [True, False]:
-                    result = simulate(path, p, reduction, args.max_states, args.timeout)
+                    result = simulate(path, p, reduction, args.max_states, args.timeout,
+                                      extra=("--engine", args.engine))
                     result.update(ranks=p, blocks=b, reduction=reduction)
                     rows.append(result)
                     states = "-" if result["states"] is None else f"{result['states']:,}"
@@ -159,7 +162,8 @@ def main():
                           f"{result['outcome']:<22} states {states:>11}  {result['seconds']:8.2f} s  "
                           f"{'-' if rate is None else f'{rate:,}':>9} states/s  "
                           f"{result.get('peak_mib', '-')} MiB", flush=True)
-    results = {"max_states": args.max_states, "timeout_s": args.timeout, "cpus": os.cpu_count(), "runs": rows}
+    results = {"max_states": args.max_states, "timeout_s": args.timeout, "engine": args.engine,
+               "cpus": os.cpu_count(), "runs": rows}
     with open(os.path.join(ROOT, "bench", "sim_results.json"), "w") as out:
         json.dump(results, out, indent=1)
         out.write("\n")
