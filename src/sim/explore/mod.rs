@@ -20,6 +20,7 @@ pub mod visited;
 
 use super::cost::RunCost;
 use super::machine::{Action, Finding, Machine, State};
+use super::program::SiteId;
 use std::sync::Arc;
 
 pub use random::random;
@@ -49,13 +50,21 @@ impl Outcome {
     }
 }
 
-/// One step of a reported schedule: the action, and what it did as the
-/// report prints it (read from the state it was taken in, which is not
-/// kept).
+/// One step of a reported schedule: the action, the op it took and what it
+/// did as the report prints it (read from the state it was taken in, which
+/// is not kept).
 #[derive(Clone, Debug)]
 pub struct Step {
     pub action: Action,
+    pub site: Option<SiteId>,
     pub text: String,
+}
+
+impl Step {
+    fn taken(machine: &Machine, state: &State, action: Action) -> Step {
+        let site = super::report::step_site(machine, state, action);
+        Step { action, site, text: super::report::step(machine, state, action) }
+    }
 }
 
 /// The bound a search stopped at.
@@ -170,7 +179,7 @@ fn replay(machine: &Machine, actions: &[Action]) -> (Vec<Step>, State) {
     let mut state = machine.initial();
     let mut schedule = Vec::with_capacity(actions.len());
     for &action in actions {
-        schedule.push(Step { action, text: super::report::step(machine, &state, action) });
+        schedule.push(Step::taken(machine, &state, action));
         machine.apply(&mut state, action);
     }
     (schedule, state)

@@ -118,7 +118,7 @@ pub fn search(machine: Machine, max_states: usize) -> Outcome {
             .into_iter()
             .map(|(state, action)| {
                 let action = action.expect("an action between states");
-                Step { action, text: crate::sim::report::step(&machine, &state, action) }
+                Step::taken(&machine, &state, action)
             })
             .collect();
         let finding = finding_of(&machine, &last);
