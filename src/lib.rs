@@ -35,6 +35,8 @@ pub mod panic;
 #[forbid(unsafe_code)]
 pub mod pipeline;
 #[forbid(unsafe_code)]
+pub mod sarif;
+#[forbid(unsafe_code)]
 pub mod sim;
 #[forbid(unsafe_code)]
 pub mod statistics;
@@ -207,6 +209,14 @@ impl Session {
         } else {
             Err(Error::Pass { diagnostics: self.sink.take() })
         }
+    }
+
+    /// Runs the checker alone (`ccl-verify-comm-order`) on `program`: `Ok`
+    /// when its markers are proven sufficient, else the checker's errors
+    /// (each with the note naming the other end of the pair).
+    pub fn verify(&self, program: &mut Program<'_>) -> Result<(), Error> {
+        let checker = self.pipeline("builtin.module(ccl-verify-comm-order)")?;
+        self.run(&checker, program)
     }
 
     /// Diagnostics reported so far that no error carried (warnings, remarks).

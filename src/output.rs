@@ -150,3 +150,17 @@ impl OutputFile {
         }
     }
 }
+
+/// Writes `data` to `path` as `-o` does: a regular file through a
+/// temporary file renamed over it (a failure leaves it as it was), a device
+/// or FIFO in place, a symbolic link's target.
+pub fn write_whole(path: &str, data: &[u8]) -> Result<(), String> {
+    let mut file = OutputFile::open(path)?;
+    match file.write(data) {
+        Ok(()) => file.close(true),
+        Err(message) => {
+            let _ = file.close(false);
+            Err(message)
+        }
+    }
+}

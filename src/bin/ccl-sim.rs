@@ -4,6 +4,7 @@
 //! ```text
 //! ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]
 //!         [--max-states N] [--max-steps N] [--max-memory SIZE] [--trace] [--no-reduction]
+//!         [--sarif FILE] [--diagram FILE]
 //! ```
 //! Exit 0: no race (the states or schedules explored and what they executed
 //! are printed); 3: a race or deadlock, with both accesses and the schedule;
@@ -15,7 +16,7 @@
 //! without an error.
 #![no_main]
 
-use cclir::sim::{self, memory, report, Bound, EntryArg, Options, Outcome, Search};
+use cclir::sim::{self, memory, report, EntryArg, Options, Outcome, Search};
 use clap::Parser;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::ffi::{OsStr, OsString};
@@ -23,6 +24,7 @@ use std::io::Write;
 
 const USAGE: &str = "USAGE: ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]\n\
 \x20              [--max-states N] [--max-steps N] [--max-memory SIZE] [--trace] [--no-reduction]\n\
+\x20              [--sarif FILE] [--diagram FILE]\n\
 \n\
 Runs FILE (a ccl program; '-' reads stdin) on P ranks and searches the schedules for data races.\n\
 \x20 --ranks P         ranks to simulate (required, at least 1)\n\
@@ -36,7 +38,9 @@ Runs FILE (a ccl program; '-' reads stdin) on P ranks and searches the schedules
 \x20 --max-memory SIZE memory the run may hold, in bytes or with K, M, G (default: half the machine's)\n\
 \x20                   reaching a bound is exit 1 with \"no conclusion\", never \"no race\"\n\
 \x20 --trace           print every step of the schedule reported (else its last 40 steps), and of\n\x20                   every random schedule as it runs\n\
-\x20 --no-reduction    make every ccl op a scheduling point (for measuring the local-step reduction)\n";
+\x20 --no-reduction    make every ccl op a scheduling point (for measuring the local-step reduction)\n\
+\x20 --sarif FILE      write the verdict as a SARIF 2.1.0 log too (a race's schedule as one thread flow per thread)\n\
+\x20 --diagram FILE    draw the schedule reported as an SVG (lanes per thread, sync edges, writes in flight)\n";
 
 /// The command line as clap reads it: option values stay raw, so a bad one
 /// gets ccl-sim's own message, and none has to be UTF-8 until it is used.
@@ -68,6 +72,10 @@ struct Cli {
     trace: bool,
     #[arg(long = "no-reduction")]
     no_reduction: bool,
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    sarif: Option<OsString>,
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    diagram: Option<OsString>,
     #[arg(short = 'h', long = "help")]
     help: bool,
 }
@@ -76,6 +84,9 @@ struct Args {
     file: OsString,
     options: Options,
     trace: bool,
+    /// Where the SARIF log and the diagram go.
+    sarif: Option<String>,
+    diagram: Option<String>,
 }
 
 /// What the command line asks for: a run, or the usage.
@@ -160,7 +171,9 @@ fn parse(args: Vec<OsString>) -> Result<Request, String> {
     };
     options.no_reduction = cli.no_reduction;
     options.trace = cli.trace;
-    Ok(Request::Run(Box::new(Args { file, options, trace: cli.trace })))
+    let sarif = cli.sarif.as_deref().map(|path| utf8(path, "--sarif").map(str::to_string)).transpose()?;
+    let diagram = cli.diagram.as_deref().map(|path| utf8(path, "--diagram").map(str::to_string)).transpose()?;
+    Ok(Request::Run(Box::new(Args { file, options, trace: cli.trace, sarif, diagram })))
 }
 
 /// Steps of a reported schedule shown without --trace.
@@ -168,6 +181,7 @@ const SHOWN_STEPS: usize = 40;
 
 /// What a run prints on standard output (the verdict) and its exit code;
 /// diagnostics went to standard error as they came.
+#[derive(Clone)]
 struct Verdict {
     stdout: String,
     code: u8,
@@ -178,17 +192,84 @@ fn fail(message: impl std::fmt::Display) -> Verdict {
     Verdict { stdout: String::new(), code: 1 }
 }
 
-fn run(mut args: Args) -> Verdict {
+/// Runs the simulation, then writes the SARIF log and the diagram asked
+/// for; a file that cannot be written is an error (exit 1).
+fn run(args: Args) -> Verdict {
+    let (sarif, diagram) = (args.sarif.clone(), args.diagram.clone());
+    let (verdict, reports) = simulate(args);
+    let mut verdict = verdict;
+    let code = verdict.code as i32;
+    let written = match reports {
+        Reports::None => Ok(()),
+        Reports::InputError(diagnostics) => match &sarif {
+            Some(path) => sim::sarif::input_error_log(&diagnostics).write_to(path),
+            None => Ok(()),
+        },
+        Reports::Outcome(machine, outcome, stdout) => {
+            write_reports(&machine, &outcome, &stdout, code, sarif.as_deref(), diagram.as_deref())
+        }
+    };
+    if let Err(message) = written {
+        eprintln!("ccl-sim: error: {message}");
+        verdict.code = 1;
+    }
+    verdict
+}
+
+/// What the SARIF log and the diagram are made from.
+enum Reports {
+    /// Nothing to report (the input could not be read).
+    None,
+    /// The input did not parse or compile: its diagnostics.
+    InputError(Vec<cclir::Diagnostic>),
+    /// The search's outcome, and the verdict printed for it.
+    Outcome(Box<sim::Machine>, Box<Outcome>, String),
+}
+
+fn write_reports(
+    machine: &sim::Machine,
+    outcome: &Outcome,
+    stdout: &str,
+    code: i32,
+    sarif: Option<&str>,
+    diagram: Option<&str>,
+) -> Result<(), String> {
+    if sarif.is_none() && diagram.is_none() {
+        return Ok(());
+    }
+    let trace = match outcome {
+        Outcome::Found { schedule, .. } => Some(sim::trace::replay(machine, schedule).0),
+        _ => None,
+    };
+    let summary = sim::summary::summarize(machine, outcome, trace.as_ref());
+    if let Some(path) = sarif {
+        sim::sarif::log(&summary, code).write_to(path)?;
+    }
+    if let Some(path) = diagram {
+        let svg = match &trace {
+            Some(trace) => sim::diagram::render(machine, outcome, &summary, trace),
+            None => {
+                let text = summary
+                    .diagnostic
+                    .as_ref()
+                    .map_or_else(|| stdout.lines().next().unwrap_or_default().to_string(), |d| d.to_string());
+                sim::diagram::render_verdict(&text)
+            }
+        };
+        cclir::output::write_whole(path, svg.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn simulate(mut args: Args) -> (Verdict, Reports) {
     let session = cclir::Session::new();
     let parsed = if args.file == "-" {
         let mut bytes = Vec::new();
         if let Err(error) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
-            return fail(format_args!("ccl-sim: cannot read stdin: {}", cclir::output::io_message(&error)));
+            let message = format!("ccl-sim: cannot read stdin: {}", cclir::output::io_message(&error));
+            return (fail(message), Reports::None);
         }
-        match String::from_utf8(bytes) {
-            Ok(text) => Ok(text),
-            Err(_) => return fail("ccl-sim: error: stdin is not valid UTF-8"),
-        }
+        String::from_utf8(bytes).map_err(|_| "ccl-sim: error: stdin is not valid UTF-8".to_string())
     } else {
         let path = std::path::Path::new(&args.file);
         std::fs::read(path)
@@ -201,22 +282,36 @@ fn run(mut args: Args) -> Verdict {
     };
     let text = match parsed {
         Ok(text) => text,
-        Err(message) => return fail(message),
+        Err(message) => return (fail(message), Reports::None),
     };
     let name = if args.file == "-" { "<stdin>".to_string() } else { args.file.to_string_lossy().into_owned() };
     let program = match session.parse(&text, &name) {
         Ok(program) => program,
         Err(cclir::Error::Parse { diagnostics, .. }) => {
             eprint!("{}", session.render(&diagnostics));
-            return Verdict { stdout: String::new(), code: 1 };
+            return (Verdict { stdout: String::new(), code: 1 }, Reports::InputError(diagnostics));
         }
-        Err(error) => return fail(format_args!("ccl-sim: {error}")),
+        Err(error) => return (fail(format_args!("ccl-sim: {error}")), Reports::None),
     };
     args.options.source = Some(text.into());
     let (machine, outcome) = match sim::simulate(program.operation_ref(), &args.options) {
         Ok(result) => result,
-        Err(error) => return fail(error),
+        Err(error) => {
+            let diagnostic = cclir::Diagnostic {
+                severity: cclir::Severity::Error,
+                loc: error.loc.clone(),
+                message: error.message.clone(),
+                notes: Vec::new(),
+            };
+            return (fail(error), Reports::InputError(vec![diagnostic]));
+        }
     };
+    let verdict = verdict(&args, &machine, &outcome);
+    (verdict.clone(), Reports::Outcome(Box::new(machine), Box::new(outcome), verdict.stdout))
+}
+
+/// Prints the report of `outcome` on standard error and returns the verdict.
+fn verdict(args: &Args, machine: &sim::Machine, outcome: &Outcome) -> Verdict {
     let ranks = args.options.ranks;
     let executed =
         |cost: &sim::RunCost| report::cost(cost).lines().map(|line| format!("ccl-sim: {line}\n")).collect::<String>();
@@ -224,7 +319,7 @@ fn run(mut args: Args) -> Verdict {
         Outcome::Clean { states, schedules: None, cost } => Verdict {
             stdout: format!(
                 "ccl-sim: no race: {states} states explored, every schedule of {ranks} ranks\n{}",
-                executed(&cost)
+                executed(cost)
             ),
             code: 0,
         },
@@ -236,29 +331,16 @@ fn run(mut args: Args) -> Verdict {
             Verdict {
                 stdout: format!(
                     "ccl-sim: no race: {runs} random schedules of {ranks} ranks ({states} states, seed {seed})\n{}",
-                    executed(&cost)
+                    executed(cost)
                 ),
                 code: 0,
             }
         }
         // A bound of the whole search is the entry's: the run it started.
-        Outcome::Limit { states, generated, bound } => {
-            let entry = &machine.program.funcs[machine.program.entry as usize];
-            let at = &machine.program.site(entry.site).loc;
-            match bound {
-                Bound::States(max) => fail(format_args!(
-                    "{at}: error: --max-states {max} reached ({generated} states generated, {states} distinct) before the search finished: no conclusion"
-                )),
-                Bound::Memory { max, held } => fail(format_args!(
-                    "{at}: error: --max-memory {} reached ({} held after {generated} states generated, {states} distinct) before the search finished: no conclusion",
-                    memory::human(max),
-                    memory::human(held)
-                )),
-            }
-        }
+        Outcome::Limit { states, generated, bound } => fail(report::search_limit(machine, *bound, *states, *generated)),
         Outcome::Found { finding, schedule, last, states } => {
-            eprint!("{}", report::finding(&machine, &finding, &last));
-            let code = match *finding {
+            eprint!("{}", report::finding(machine, finding, last));
+            let code = match **finding {
                 sim::Finding::Error { .. } | sim::Finding::Limit { .. } => 1,
                 _ => 3,
             };

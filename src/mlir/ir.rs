@@ -85,7 +85,7 @@ pub fn location_name(location: melior::ir::Location<'_>) -> Option<String> {
     }
 }
 
-unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnostic {
+pub(super) unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnostic {
     #[allow(non_upper_case_globals)]
     let severity = match mlirDiagnosticGetSeverity(diagnostic) {
         MlirDiagnosticSeverity_MlirDiagnosticError => Severity::Error,

@@ -6,6 +6,7 @@
 //! - [`bridge`]: the Rust half of the C++ pass class (registration,
 //!   callbacks, diagnostics, MLIR's thread pool);
 //! - [`tools`]: `ccl-opt`, `ccl-lsp-server`, `ccl-reduce`;
+//! - [`opt_sarif`]: `ccl-opt --sarif`'s diagnostics;
 //! - [`stack`]: the stack they run on, sized under the address-space limit;
 //! - [`crash`]: a crash ends them promptly;
 //! - [`ir`]: what the library API does with MLIR (contexts, parsing, pass
@@ -15,6 +16,7 @@
 pub mod bridge;
 pub mod crash;
 pub mod ir;
+pub mod opt_sarif;
 pub mod stack;
 pub mod strings;
 pub mod sys;

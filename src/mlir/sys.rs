@@ -3,7 +3,7 @@
 //! wrappers around them are the other modules of `crate::mlir`.
 
 use mlir_sys::{
-    MlirContext, MlirDialectHandle, MlirLocation, MlirLogicalResult, MlirOpPassManager, MlirOperation,
+    MlirContext, MlirDiagnostic, MlirDialectHandle, MlirLocation, MlirLogicalResult, MlirOpPassManager, MlirOperation,
     MlirStringCallback, MlirStringRef,
 };
 use std::ffi::{c_char, c_int, c_void};
@@ -110,6 +110,8 @@ pub struct CclOptHooks {
         statistics: *const *mut c_void,
         list: c_int,
     ),
+    pub record_diagnostic: unsafe extern "C" fn(diagnostic: MlirDiagnostic),
+    pub write_sarif: unsafe extern "C" fn(path: MlirStringRef, exit_code: c_int, message: *mut *const c_char) -> c_int,
 }
 
 extern "C" {

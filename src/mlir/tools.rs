@@ -13,6 +13,7 @@ use super::{
     sys,
 };
 use crate::{
+    diagnostics::{Diagnostic, Severity, SourceLoc},
     input,
     output::OutputFile,
     statistics::{self, Display, PassStatistics},
@@ -81,6 +82,8 @@ static OPT_HOOKS: sys::CclOptHooks = sys::CclOptHooks {
     close_output,
     suggest,
     print_statistics,
+    record_diagnostic: super::opt_sarif::record_diagnostic,
+    write_sarif: super::opt_sarif::write_sarif,
 };
 
 thread_local! {
@@ -99,7 +102,7 @@ unsafe fn set_message(out: *mut *const c_char, text: &str) {
 }
 
 /// Runs a hook body; a panic becomes a failure with its message.
-unsafe fn guarded<T>(failed: T, message: *mut *const c_char, body: impl FnOnce() -> Result<T, String>) -> T {
+pub(super) unsafe fn guarded<T>(failed: T, message: *mut *const c_char, body: impl FnOnce() -> Result<T, String>) -> T {
     match crate::panic::catch_in_callback(body) {
         Ok(Ok(value)) => value,
         Ok(Err(text)) => {
@@ -122,15 +125,19 @@ unsafe extern "C" fn check_input(
     unsafe {
         guarded(0, message, || {
             let text = if length == 0 { &[][..] } else { std::slice::from_raw_parts(data as *const u8, length) };
-            input::bytecode::check(text).map_err(|corrupt| corrupt.diagnostic(&owned(name)).to_string())?;
+            // Each rejection is recorded for `--sarif` as it is printed.
+            input::bytecode::check(text).map_err(|corrupt| {
+                let diagnostic = corrupt.diagnostic(&owned(name));
+                let text = diagnostic.to_string();
+                super::opt_sarif::record(diagnostic);
+                text
+            })?;
             input::check_nesting(text, MAX_NESTING.load(Ordering::SeqCst)).map(|()| 1).map_err(|deep| {
-                format!(
-                    "{}:{}:{}: error: nesting deeper than {} levels: the parser's stack would overflow",
-                    owned(name),
-                    deep.line,
-                    deep.col,
-                    deep.limit
-                )
+                let loc = SourceLoc::File { file: owned(name), line: deep.line as u32, col: deep.col as u32 };
+                let message = format!("nesting deeper than {} levels: the parser's stack would overflow", deep.limit);
+                let text = format!("{loc}: error: {message}");
+                super::opt_sarif::record(Diagnostic { severity: Severity::Error, loc, message, notes: Vec::new() });
+                text
             })
         })
     }

@@ -209,8 +209,9 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
 
     fn site(&mut self, op: OperationRef<'_, '_>) -> SiteId {
         let location = op.location();
-        let step = location_name(location).map(|name| name.rsplit('.').next().unwrap_or(&name).to_string());
-        let step = step.filter(|_| location_name(location).is_some_and(|n| n.starts_with("ccl-lower-all-to-all-v.")));
+        // The lowering names each op's protocol step (`barrier-b.wait`).
+        let step =
+            location_name(location).and_then(|name| name.strip_prefix("ccl-lower-all-to-all-v.").map(str::to_string));
         self.sites.push(Site { op: ir::op_name(op).to_string(), loc: source_loc_of(location), step });
         (self.sites.len() - 1) as SiteId
     }

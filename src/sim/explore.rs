@@ -10,6 +10,7 @@
 use super::cost::RunCost;
 use super::machine::{Action, Finding, Machine, State};
 use super::memory;
+use super::program::SiteId;
 use stateright::{Checker, Model, Property};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -28,13 +29,21 @@ pub enum Outcome {
     Limit { states: usize, generated: usize, bound: Bound },
 }
 
-/// One step of a reported schedule: the action, and what it did as the
-/// report prints it (read from the state it was taken in, which is not
-/// kept).
+/// One step of a reported schedule: the action, the op it took and what it
+/// did as the report prints it (read from the state it was taken in, which
+/// is not kept).
 #[derive(Clone, Debug)]
 pub struct Step {
     pub action: Action,
+    pub site: Option<SiteId>,
     pub text: String,
+}
+
+impl Step {
+    fn taken(machine: &Machine, state: &State, action: Action) -> Step {
+        let site = super::report::step_site(machine, state, action);
+        Step { action, site, text: super::report::step(machine, state, action) }
+    }
 }
 
 /// The bound a search stopped at.
@@ -148,7 +157,7 @@ pub fn exhaustive(machine: Machine, max_states: usize) -> Outcome {
             .into_iter()
             .map(|(state, action)| {
                 let action = action.expect("an action between states");
-                Step { action, text: super::report::step(&machine, &state, action) }
+                Step::taken(&machine, &state, action)
             })
             .collect();
         let finding = finding_of(&machine, &last);
@@ -199,13 +208,13 @@ pub fn random(machine: &Machine, runs: usize, seed: u64, max_states: usize, trac
                 break;
             }
             let action = actions[rng.usize(..actions.len())];
-            let text = super::report::step(machine, &state, action);
+            let step = Step::taken(machine, &state, action);
             if trace {
-                eprintln!("  {:>4}. {text}", taken.len() + 1);
+                eprintln!("  {:>4}. {}", taken.len() + 1, step.text);
             }
             // No earlier state is kept: the step changes this one in place.
             machine.apply(&mut state, action);
-            taken.push(Step { action, text });
+            taken.push(step);
         }
     }
     Outcome::Clean { states, schedules: Some(runs), cost }

@@ -14,6 +14,7 @@
 use super::cost::Tally;
 use super::memory;
 use super::program::*;
+use super::trace::{self, EventKind, Recorder};
 use super::value::{self, Val, View};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -237,6 +238,9 @@ pub struct Machine {
     pub limits: Limits,
     /// The entry's arguments, where set (`--arg`); the others are zero.
     pub entry_args: Vec<Option<Val>>,
+    /// Where the ops run are recorded, on a replay of a reported schedule
+    /// (`trace::replay`); `None` while searching.
+    pub recorder: Option<Arc<Recorder>>,
 }
 
 /// The bounds of one run (docs/ccl-sim.md, "Limits").
@@ -294,7 +298,23 @@ impl Machine {
     /// the threads fit ([`Machine::threads_needed`]).
     pub fn new(program: Arc<Program>, ranks: u16, no_reduction: bool) -> Machine {
         let per_rank = 1 + program.slots.min(MAX_THREADS - 1) as u16;
-        Machine { program, ranks, per_rank, no_reduction, limits: Limits::default(), entry_args: Vec::new() }
+        Machine {
+            program,
+            ranks,
+            per_rank,
+            no_reduction,
+            limits: Limits::default(),
+            entry_args: Vec::new(),
+            recorder: None,
+        }
+    }
+
+    /// Records what `t` does, on a replay (`trace::replay`).
+    fn note(&self, state: &State, t: ThreadId, site: Option<SiteId>, kind: impl FnOnce() -> EventKind) {
+        if let Some(recorder) = &self.recorder {
+            let epoch = state.threads[t as usize].clock.get(t as usize).copied().unwrap_or(0);
+            recorder.record(t, site, epoch, kind());
+        }
     }
 
     /// Threads `program` needs on `ranks` ranks: a host and the widest
@@ -631,6 +651,10 @@ impl Machine {
             }),
             Action::Land(t, u) => {
                 let unit = next.inflight[t as usize].remove(u as usize);
+                self.note(next, t, Some(unit.site), || EventKind::Land {
+                    unit: trace::unit_key(&unit),
+                    writes: unit.writes.len(),
+                });
                 for (loc, _) in &unit.writes {
                     count_down(&mut next.inflight_index.0, *loc);
                 }
@@ -1013,6 +1037,7 @@ impl Machine {
             thread.kernel = Some(callee);
             thread.clock = Arc::new(join(&thread.clock, &host_clock));
         }
+        self.note(state, t, site, || EventKind::Launch { first, count: width as u16, kernel: callee });
         let host = &mut state.threads[t as usize];
         tick(&mut host.clock, t);
         host.status = Status::Joining { first, count: width as u16 };
@@ -1022,6 +1047,7 @@ impl Machine {
     /// `t` returned from its outermost frame: a host is done; the last block
     /// of a launch joins its host, which runs on.
     fn finish(&self, state: &mut State, t: ThreadId) -> Vec<ThreadId> {
+        self.note(state, t, None, || EventKind::Exit);
         if self.slot_of(t) == 0 {
             state.threads[t as usize].status = Status::Done;
             return Vec::new();
@@ -1040,6 +1066,7 @@ impl Machine {
             block.status = Status::Idle;
             block.frames.clear();
         }
+        self.note(state, host, None, || EventKind::Join { first, count });
         let host_thread = &mut state.threads[host as usize];
         host_thread.clock = Arc::new(clock);
         if host_thread.frames.is_empty() {
@@ -1216,6 +1243,10 @@ impl Machine {
         if unit.writes.is_empty() {
             return;
         }
+        self.note(state, t, Some(unit.site), || EventKind::Issue {
+            unit: trace::unit_key(&unit),
+            writes: unit.writes.len(),
+        });
         for (loc, _) in &unit.writes {
             *state.inflight_index.0.entry(*loc).or_insert(0) += 1;
         }
@@ -1257,6 +1288,10 @@ impl Machine {
             .map_err(|f| f.located(site))
         };
         let counted = self.counted_as(state, t);
+        // Signal ops are recorded with their cell, below.
+        if !matches!(op, CclOp::Notify { .. } | CclOp::Wait { .. }) {
+            self.note(state, t, Some(site), || EventKind::Op);
+        }
         let start = |v: &View, idx: &[i64], len: i64| {
             v.position(idx)
                 .filter(|s| s.checked_add(len).is_some_and(|end| end <= v.len()))
@@ -1349,6 +1384,7 @@ impl Machine {
                 let (signal, p, v) = (signal_cell(*signal)?, peer(*p)?, int(*value)?);
                 let loc = at(&signal, p, 0);
                 let old = self.cell(state, loc, site)?;
+                self.note(state, t, Some(site), || EventKind::Notify { cell: loc });
                 let bits = if *add { (old.bits as i64).wrapping_add(v) } else { v };
                 let bits = match signal.element {
                     Scalar::Int(b) => value::wrap(bits, b),
@@ -1370,6 +1406,7 @@ impl Machine {
             CclOp::Wait { signal, .. } => {
                 let signal = signal_cell(*signal)?;
                 let loc = at(&signal, rank, 0);
+                self.note(state, t, Some(site), || EventKind::Wait { cell: loc });
                 if let Some(clock) = state.signal_clocks.get(&loc).cloned() {
                     let thread = &mut state.threads[t as usize];
                     thread.clock = Arc::new(join(&thread.clock, &clock));
@@ -1450,6 +1487,9 @@ impl Machine {
             })
             .collect();
         let (site, op, _) = &at[0];
+        self.note(state, hosts[0], Some(*site), || EventKind::Collective {
+            hosts: hosts.iter().map(|h| (*h, state.threads[*h as usize].clock[*h as usize])).collect(),
+        });
         if let Some((other, _, _)) = at.iter().find(|(s, o, _)| {
             std::mem::discriminant(o) != std::mem::discriminant(op)
                 || self.program.site(*s).op != self.program.site(*site).op

@@ -8,11 +8,15 @@
 
 pub mod compile;
 pub mod cost;
+pub mod diagram;
 pub mod explore;
 pub mod machine;
 pub mod memory;
 pub mod program;
 pub mod report;
+pub mod sarif;
+pub mod summary;
+pub mod trace;
 pub mod value;
 
 pub use compile::{compile, InputError};

@@ -3,9 +3,11 @@
 //! schedule, one observable step per line.
 
 use super::cost::{CostRange, RunCost};
-use super::explore::Step;
-use super::machine::{Access, Action, Finding, Machine, RaceKind, State, ThreadId};
-use super::program::Ty;
+use super::explore::{Bound, Step};
+use super::machine::{Access, Action, Finding, Machine, Race, RaceKind, State, ThreadId};
+use super::memory;
+use super::program::{SiteId, Ty};
+use crate::diagnostics::{Diagnostic, Severity, SourceLoc};
 use std::fmt::Write;
 
 /// Who a thread is: `rank 1 block 0` or `rank 1 host`.
@@ -26,7 +28,9 @@ fn site_text(machine: &Machine, site: u32) -> String {
     }
 }
 
-fn access_text(machine: &Machine, access: &Access) -> String {
+/// An access as the notes name it: `read by rank 1 block 0 'ccl.read' in
+/// launch 1 of @k`.
+pub fn access_text(machine: &Machine, access: &Access) -> String {
     let what = if access.write { "write" } else { "read" };
     let mut text = format!("{what} by {} {}", thread_name(machine, access.thread), site_text(machine, access.site));
     if let Some(kernel) = access.kernel {
@@ -50,63 +54,113 @@ fn buffer_name(machine: &Machine, state: &State, buffer: u32) -> String {
     }
 }
 
-/// The finding as diagnostics (`file:line:col: error: ...` and notes).
-pub fn finding(machine: &Machine, finding: &Finding, last: &State) -> String {
-    let mut out = String::new();
+/// One line of a finding's report: where (none for a finding of the whole
+/// run, as a deadlock), and what.
+struct Line {
+    loc: Option<SourceLoc>,
+    text: String,
+}
+
+/// Where the race is: `element 1 of argument #1 of @main on rank 0`.
+pub fn race_place(machine: &Machine, race: &Race, last: &State) -> String {
+    format!("element {} of {} on rank {}", race.loc.index, buffer_name(machine, last, race.loc.buffer), race.loc.rank)
+}
+
+/// The finding as lines: the error first, then its notes.
+fn finding_lines(machine: &Machine, finding: &Finding, last: &State) -> Vec<Line> {
+    let at = |site: u32| Some(machine.program.site(site).loc.clone());
+    let line = |loc: Option<SourceLoc>, text: String| Line { loc, text };
     match finding {
         Finding::Race(race) => {
-            let place = format!(
-                "element {} of {} on rank {}",
-                race.loc.index,
-                buffer_name(machine, last, race.loc.buffer),
-                race.loc.rank
-            );
-            let (second, first) = (machine.program.site(race.second.site), machine.program.site(race.first.site));
+            let place = race_place(machine, race, last);
+            let (second, first) = (race.second.site, race.first.site);
             match race.kind {
-                RaceKind::StaleRead => {
-                    writeln!(
-                        out,
-                        "{}: error: data race: stale read of {place}: it returns an older value than a write that happens before it",
-                        second.loc
-                    )
-                    .unwrap();
-                    writeln!(out, "{}: note: the stale {}", second.loc, access_text(machine, &race.second)).unwrap();
-                    writeln!(
-                        out,
-                        "{}: note: the newer {}, not yet visible to it",
-                        first.loc,
-                        access_text(machine, &race.first)
-                    )
-                    .unwrap();
-                }
-                RaceKind::Unordered => {
-                    writeln!(
-                        out,
-                        "{}: error: data race: unordered accesses to {place}: no happens-before edge orders them",
-                        second.loc
-                    )
-                    .unwrap();
-                    writeln!(out, "{}: note: {}", first.loc, access_text(machine, &race.first)).unwrap();
-                    writeln!(out, "{}: note: {}", second.loc, access_text(machine, &race.second)).unwrap();
-                }
+                RaceKind::StaleRead => vec![
+                    line(
+                        at(second),
+                        format!(
+                            "data race: stale read of {place}: it returns an older value than a write that happens before it"
+                        ),
+                    ),
+                    line(at(second), format!("the stale {}", access_text(machine, &race.second))),
+                    line(at(first), format!("the newer {}, not yet visible to it", access_text(machine, &race.first))),
+                ],
+                RaceKind::Unordered => vec![
+                    line(
+                        at(second),
+                        format!("data race: unordered accesses to {place}: no happens-before edge orders them"),
+                    ),
+                    line(at(first), access_text(machine, &race.first)),
+                    line(at(second), access_text(machine, &race.second)),
+                ],
             }
         }
         Finding::Deadlock => {
-            writeln!(out, "error: deadlock: no step is possible and some threads have not finished").unwrap();
+            let mut lines = vec![line(None, "deadlock: no step is possible and some threads have not finished".into())];
             for t in 0..last.threads.len() as ThreadId {
                 if let Some(site) = machine.site_at(last, t) {
-                    let s = machine.program.site(site);
                     let who = thread_name(machine, t);
-                    writeln!(out, "{}: note: {who} waits at {}", s.loc, site_text(machine, site)).unwrap();
+                    lines.push(line(at(site), format!("{who} waits at {}", site_text(machine, site))));
                 }
             }
+            lines
         }
-        Finding::Error { site, message } | Finding::Limit { site, message } => match site {
-            Some(site) => writeln!(out, "{}: error: {message}", machine.program.site(*site).loc).unwrap(),
-            None => writeln!(out, "error: {message}").unwrap(),
-        },
+        Finding::Error { site, message } | Finding::Limit { site, message } => {
+            vec![line(site.and_then(at), message.clone())]
+        }
+    }
+}
+
+/// The finding as diagnostics (`file:line:col: error: ...` and notes).
+pub fn finding(machine: &Machine, finding: &Finding, last: &State) -> String {
+    let mut out = String::new();
+    for (n, line) in finding_lines(machine, finding, last).iter().enumerate() {
+        let severity = if n == 0 { "error" } else { "note" };
+        match &line.loc {
+            Some(loc) => writeln!(out, "{loc}: {severity}: {}", line.text).unwrap(),
+            None => writeln!(out, "{severity}: {}", line.text).unwrap(),
+        }
     }
     out
+}
+
+/// The finding as a diagnostic value: the error with its notes (a line
+/// without a place is at an unknown location).
+pub fn finding_diagnostic(machine: &Machine, finding: &Finding, last: &State) -> Diagnostic {
+    let diagnostic = |severity, line: Line| Diagnostic {
+        severity,
+        loc: line.loc.unwrap_or(SourceLoc::Unknown),
+        message: line.text,
+        notes: Vec::new(),
+    };
+    let mut lines = finding_lines(machine, finding, last).into_iter();
+    let first = lines.next().expect("a finding has an error line");
+    Diagnostic {
+        notes: lines.map(|line| diagnostic(Severity::Note, line)).collect(),
+        ..diagnostic(Severity::Error, first)
+    }
+}
+
+/// The error of a search stopped by a bound of the whole run, located at
+/// the entry function (the run it started).
+pub fn search_limit(machine: &Machine, bound: Bound, states: usize, generated: usize) -> Diagnostic {
+    let entry = &machine.program.funcs[machine.program.entry as usize];
+    let message = match bound {
+        Bound::States(max) => format!(
+            "--max-states {max} reached ({generated} states generated, {states} distinct) before the search finished: no conclusion"
+        ),
+        Bound::Memory { max, held } => format!(
+            "--max-memory {} reached ({} held after {generated} states generated, {states} distinct) before the search finished: no conclusion",
+            memory::human(max),
+            memory::human(held)
+        ),
+    };
+    Diagnostic {
+        severity: Severity::Error,
+        loc: machine.program.site(entry.site).loc.clone(),
+        message,
+        notes: Vec::new(),
+    }
 }
 
 /// One line per step of `schedule`, numbered from `first`.
@@ -118,37 +172,32 @@ pub fn schedule(schedule: &[Step], first: usize) -> String {
     out
 }
 
+/// The op `action` takes, read from the state it is taken in: the op its
+/// thread rests at, the landing unit's, or the collective's (rank 0's host
+/// is thread 0).
+pub fn step_site(machine: &Machine, state: &State, action: Action) -> Option<SiteId> {
+    match action {
+        Action::Step(t) => machine.site_at(state, t),
+        Action::Land(t, u) => Some(state.inflight[t as usize][u as usize].site),
+        Action::Collective => machine.site_at(state, 0),
+    }
+}
+
 /// What `action` does, read from the state it is taken in.
 pub fn step(machine: &Machine, state: &State, action: Action) -> String {
-    match action {
-        Action::Step(t) => match machine.site_at(state, t) {
-            Some(site) => format!(
-                "{}: {} at {}",
-                thread_name(machine, t),
-                site_text(machine, site),
-                machine.program.site(site).loc
-            ),
-            None => format!("{}: a step", thread_name(machine, t)),
-        },
-        Action::Land(t, u) => {
-            let unit = &state.inflight[t as usize][u as usize];
-            format!(
-                "{}: the {} write{} of {} at {} land{}",
-                thread_name(machine, t),
-                unit.writes.len(),
-                if unit.writes.len() == 1 { "" } else { "s" },
-                site_text(machine, unit.site),
-                machine.program.site(unit.site).loc,
-                if unit.writes.len() == 1 { "s" } else { "" }
-            )
+    let site = step_site(machine, state, action);
+    let at = |site: SiteId| format!("{} at {}", site_text(machine, site), machine.program.site(site).loc);
+    match (action, site) {
+        (Action::Step(t), Some(site)) => format!("{}: {}", thread_name(machine, t), at(site)),
+        (Action::Step(t), None) => format!("{}: a step", thread_name(machine, t)),
+        (Action::Land(t, u), _) => {
+            let writes = state.inflight[t as usize][u as usize].writes.len();
+            let (plural, verb) = if writes == 1 { ("", "s") } else { ("s", "") };
+            let unit = site.map(at).unwrap_or_default();
+            format!("{}: the {writes} write{plural} of {unit} land{verb}", thread_name(machine, t))
         }
-        Action::Collective => {
-            // Every host rests at the collective; rank 0's is thread 0.
-            match machine.site_at(state, 0) {
-                Some(site) => format!("every rank: {} at {}", site_text(machine, site), machine.program.site(site).loc),
-                None => "every rank: a collective".to_string(),
-            }
-        }
+        (Action::Collective, Some(site)) => format!("every rank: {}", at(site)),
+        (Action::Collective, None) => "every rank: a collective".to_string(),
     }
 }
 

@@ -10,6 +10,7 @@
 #ifndef CCLIR_CCLGLUE_H
 #define CCLIR_CCLGLUE_H
 
+#include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 #include <stddef.h>
@@ -167,6 +168,11 @@ typedef struct {
   /// `--mlir-pass-statistics-display=list`.
   void (*print_statistics)(MlirStringRef pipeline, size_t count, const MlirStringRef *arguments,
                            const MlirStringRef *names, void *const *statistics, int list);
+  /// `--sarif=FILE`: keeps a diagnostic (with its notes) for the log.
+  void (*record_diagnostic)(MlirDiagnostic diagnostic);
+  /// Writes the diagnostics kept so far as a SARIF log to `path`, for a run
+  /// that ends with `exit_code`; returns 0 and sets *message on failure.
+  int (*write_sarif)(MlirStringRef path, int exit_code, const char **message);
 } CclOptHooks;
 
 /// Registers `path` to be removed if the process dies of a signal (LLVM's

@@ -12,13 +12,15 @@
 //     regular file atomically); stdout stays LLVM's;
 //   - `--mlir-pass-statistics` reports the Rust passes' counters (Debian's
 //     LLVM compiles llvm::Statistic out, so MLIR's own report is empty), and
-//     an unknown pass name gets a "did you mean" note.
+//     an unknown pass name gets a "did you mean" note;
+//   - `--sarif=FILE` writes the run's diagnostics as a SARIF log too.
 //
 //===----------------------------------------------------------------------===//
 #include "CclDialect.h"
 #include "CclGlue.h"
 #include "RustPass.h"
 
+#include "mlir/CAPI/Diagnostics.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Support.h"
@@ -29,14 +31,17 @@
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/ToolUtilities.h"
 #include "mlir/Tools/mlir-lsp-server/MlirLspServerMain.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Tools/ParseUtilities.h"
 #include "mlir/Tools/mlir-reduce/MlirReduceMain.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Signals.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <cstdio>
@@ -183,14 +188,101 @@ private:
   std::string failedMessage;
 };
 
+/// `--sarif=FILE`: every diagnostic of the run goes to Rust for the log,
+/// then on to the handlers below (mlir-opt's printer, or the verifier of
+/// `--verify-diagnostics`). Parse errors come before any pass manager: after
+/// a failed run in which a chunk of the input (the whole input, or each
+/// `--split-input-file` chunk) did not reach its passes, the chunks are
+/// parsed again with a recording handler.
+class SarifRecorder {
+public:
+  SarifRecorder(const CclOptHooks *hooks, std::string path) : hooks(hooks), path(std::move(path)) {}
+
+  bool enabled() const { return !path.empty(); }
+
+  /// Records what `context` reports from now on (the pass manager's context
+  /// of one chunk, which parsed).
+  void attach(MLIRContext *context) {
+    ++chunksWithPasses;
+    context->getDiagEngine().registerHandler([hooks = hooks](Diagnostic &diagnostic) {
+      hooks->record_diagnostic(wrap(diagnostic));
+      return failure();
+    });
+  }
+
+  /// After a failed run: the parser's diagnostics of each chunk of `input`
+  /// that does not parse, split and parsed as MlirOptMain splits and parses
+  /// them (a chunk's locations are the whole input's lines). Nothing when
+  /// every chunk reached its passes.
+  void recordParseErrors(const llvm::MemoryBuffer &input, DialectRegistry &registry,
+                         const MlirOptMainConfig &config) {
+    // The chunks view `input`, which outlives them (the splitter's own copy
+    // of the whole does not); it runs once, so its warnings (a near miss of
+    // the marker) print once more at most.
+    std::vector<std::unique_ptr<llvm::MemoryBuffer>> chunks;
+    (void)splitAndProcessBuffer(
+        llvm::MemoryBuffer::getMemBuffer(input.getMemBufferRef(), false),
+        [&chunks](std::unique_ptr<llvm::MemoryBuffer> chunk, const llvm::MemoryBufferRef &, raw_ostream &) {
+          chunks.push_back(std::move(chunk));
+          return success();
+        },
+        llvm::nulls(), config.inputSplitMarker());
+    if (chunks.size() <= chunksWithPasses)
+      return;
+    for (auto &chunk : chunks) {
+      auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+      sourceMgr->AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(input.getMemBufferRef(), false), SMLoc());
+      sourceMgr->AddNewSourceBuffer(std::move(chunk), SMLoc());
+      MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+      context.allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
+      std::vector<Diagnostic> held;
+      ScopedDiagnosticHandler hold(&context, [&held](Diagnostic &diagnostic) {
+        held.push_back(std::move(diagnostic));
+        return success();
+      });
+      ParserConfig parseConfig(&context);
+      // A chunk that parses reached its passes, which recorded its
+      // diagnostics.
+      if (!parseSourceFileForTool(sourceMgr, parseConfig, !config.shouldUseExplicitModule()))
+        for (Diagnostic &diagnostic : held)
+          hooks->record_diagnostic(wrap(diagnostic));
+    }
+  }
+
+  /// Writes the log (when asked for) and returns the run's exit code: 1 if
+  /// the log cannot be written.
+  int finish(int code) {
+    if (!enabled())
+      return code;
+    const char *message = nullptr;
+    if (!hooks->write_sarif(wrap(StringRef(path)), code, &message)) {
+      llvm::errs() << (message ? message : "cannot write the SARIF log") << "\n";
+      return 1;
+    }
+    return code;
+  }
+
+private:
+  const CclOptHooks *hooks;
+  std::string path;
+  unsigned chunksWithPasses = 0;
+};
+
 } // namespace
 
 extern "C" int cclOptMain(int argc, char **argv, const CclOptHooks *hooks) {
+  // Registered before MLIR parses the command line, so --help lists it; a
+  // static, as LLVM's options are (the registry keeps a pointer to it for
+  // the process), made only by ccl-opt's main.
+  static llvm::cl::opt<std::string> sarifFile("sarif",
+                                              llvm::cl::desc("Write the diagnostics as a SARIF 2.1.0 log to <file> too"),
+                                              llvm::cl::value_desc("file"), llvm::cl::init(""));
   DialectRegistry registry = cclRegistry();
   cclRegisterAllPasses(hooks->register_rust);
   auto [inputFilename, outputFilename] =
       registerAndParseCLIOptions(argc, argv, "ccl-opt: MLIR's optimizer driver with the ccl dialect and passes",
                                  registry);
+  SarifRecorder sarif(hooks, sarifFile.getValue());
   llvm::InitLLVM initLLVM(argc, argv);
 
   // The statistics report is cclir's (see the file comment); MLIR's own
@@ -205,7 +297,9 @@ extern "C" int cclOptMain(int argc, char **argv, const CclOptHooks *hooks) {
 
   const MlirOptMainConfig base = MlirOptMainConfig::createFromCLOptions();
   MlirOptMainConfig config = base;
-  config.setPassPipelineSetupFn([&base, hooks, statistics, list](PassManager &pm) {
+  config.setPassPipelineSetupFn([&base, hooks, statistics, list, &sarif](PassManager &pm) {
+    if (sarif.enabled())
+      sarif.attach(pm.getContext());
     return setUpPipeline(base, hooks, statistics, list, pm);
   });
 
@@ -219,35 +313,45 @@ extern "C" int cclOptMain(int argc, char **argv, const CclOptHooks *hooks) {
   std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFilename, &errorMessage);
   if (!file) {
     llvm::errs() << errorMessage << "\n";
-    return 1;
+    return sarif.finish(1);
   }
   const char *message = nullptr;
   if (!hooks->check_input(file->getBufferStart(), file->getBufferSize(), wrap(file->getBufferIdentifier()),
                           &message)) {
     llvm::errs() << (message ? message : "input rejected") << "\n";
-    return 1;
+    return sarif.finish(1);
   }
+  // MlirOptMain owns the input, as in mlir-opt; with --sarif a copy is kept,
+  // for a failed parse to be parsed again for the log.
+  std::unique_ptr<llvm::MemoryBuffer> kept =
+      sarif.enabled() ? llvm::MemoryBuffer::getMemBufferCopy(file->getBuffer(), file->getBufferIdentifier()) : nullptr;
+  auto run = [&](llvm::raw_ostream &os) {
+    bool ok = succeeded(MlirOptMain(os, std::move(file), registry, config));
+    if (!ok && kept)
+      sarif.recordParseErrors(*kept, registry, config);
+    return ok;
+  };
 
   if (outputFilename == "-") {
     std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(outputFilename, &errorMessage);
     if (!output) {
       llvm::errs() << errorMessage << "\n";
-      return 1;
+      return sarif.finish(1);
     }
-    if (failed(MlirOptMain(output->os(), std::move(file), registry, config)))
-      return 1;
+    if (!run(output->os()))
+      return sarif.finish(1);
     output->keep();
-    return 0;
+    return sarif.finish(0);
   }
 
   void *handle = hooks->open_output(wrap(StringRef(outputFilename)), &message);
   if (!handle) {
     llvm::errs() << (message ? message : "cannot open output file") << "\n";
-    return 1;
+    return sarif.finish(1);
   }
   RustOutput output(hooks, handle);
-  bool ok = succeeded(MlirOptMain(output, std::move(file), registry, config));
-  return output.finish(ok) && ok ? 0 : 1;
+  bool ok = run(output);
+  return sarif.finish(output.finish(ok) && ok ? 0 : 1);
 }
 
 extern "C" int cclLspServerMain(int argc, char **argv) {
