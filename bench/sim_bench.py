@@ -15,6 +15,7 @@ reduction compared is the local-step one.
     python3 bench/sim_bench.py                 # the full matrix (minutes)
     python3 bench/sim_bench.py --quick         # P = 2 only, small limits
     python3 bench/sim_bench.py --max-states N --timeout S
+    python3 bench/sim_bench.py --spin [spin_bench.py's options]   # ccl-sim and Spin side by side
 
 It needs the release build (cargo build --release) and writes
 bench/sim_results.json.
@@ -38,6 +39,9 @@ LOWER = "builtin.module(ccl-pipeline{lower-collectives=true})"
 LOWER_LATE = "builtin.module(ccl-admit-launch-width,ccl-lower-all-to-all-v{late-snapshot=true},ccl-insert-comm-fence)"
 CLEAN = re.compile(r"no race: (\d+) states explored")
 LIMIT = re.compile(r"\((\d+) states generated, (\d+) distinct\)")
+MEMORY_BOUND = re.compile(r"--max-memory \S+ \S+ reached \(.* held after (\d+) states generated, (\d+) distinct\)")
+SEARCH = re.compile(r"search: ([\d,]+) states stored(?: as \d+-bit fingerprints \((\d+) bytes a state\))?.*?, "
+                    r"(\d+) threads?, ([\d.]+) s")
 FOUND = re.compile(r"found after (\d+) states")
 MEMORY = re.compile(r"memory allocation of \d+ bytes failed|out of memory|Cannot allocate memory")
 
@@ -84,9 +88,14 @@ def run_limited(argv, timeout, max_memory=None, cwd=None):
 
 
 def simulate(path, p, reduction, max_states, timeout, max_memory=None, extra=()):
-    """One exhaustive ccl-sim run: a dict of outcome, states, seconds, peak RSS."""
+    """One exhaustive ccl-sim run: a dict of outcome, states, seconds, peak RSS
+    (and, from --stats, the bytes the visited set takes a state). With
+    max_memory, ccl-sim's own --max-memory bound is 90% of it, so the search
+    ends in "no conclusion" before the address-space limit stops it."""
     argv = [os.path.join(BIN, "ccl-sim"), path, "--ranks", str(p), "--exhaustive",
-            "--max-states", str(max_states), *extra]
+            "--max-states", str(max_states), "--stats", *extra]
+    if max_memory:
+        argv += ["--max-memory", str(int(max_memory * 0.9))]
     if not reduction:
         argv.append("--no-reduction")
     code, text, seconds, peak = run_limited(argv, timeout, max_memory)
@@ -95,6 +104,8 @@ def simulate(path, p, reduction, max_states, timeout, max_memory=None, extra=())
         result.update(outcome=f"time limit ({timeout:.0f} s)", states=None)
     elif code == 0 and CLEAN.search(text):
         result.update(outcome="no race", states=int(CLEAN.search(text).group(1)))
+    elif code == 1 and MEMORY_BOUND.search(text):
+        result.update(outcome="--max-memory reached", states=int(MEMORY_BOUND.search(text).group(2)))
     elif code == 1 and LIMIT.search(text):
         result.update(outcome="--max-states reached", states=int(LIMIT.search(text).group(2)))
     elif code == 3 and FOUND.search(text):
@@ -103,16 +114,30 @@ def simulate(path, p, reduction, max_states, timeout, max_memory=None, extra=())
         result.update(outcome="memory limit", states=None)
     else:
         sys.exit(f"sim_bench: {' '.join(argv)} exited {code}:\n{text[:2000]}")
+    search = SEARCH.search(text)
+    if search:
+        result.update(stored=int(search.group(1).replace(",", "")), threads=int(search.group(3)))
+        if search.group(2):
+            result["bytes_per_state"] = int(search.group(2))
     if result["states"] is not None and seconds > 0:
         result["states_per_second"] = round(result["states"] / seconds)
     return result
 
 
 def main():
+    if "--spin" in sys.argv[1:]:
+        # ccl-sim and Spin side by side: spin_bench.py's table, its options.
+        sys.argv.remove("--spin")
+        import spin_bench
+        return spin_bench.main()
     parser = argparse.ArgumentParser()
+    parser.add_argument("--spin", action="store_true", help="ccl-sim and Spin side by side (bench/spin_bench.py; "
+                        "its options follow)")
     parser.add_argument("--quick", action="store_true", help="P = 2 only, small limits")
     parser.add_argument("--max-states", type=int, default=2_000_000)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
+    parser.add_argument("--engine", choices=["dfs", "stateright"], default="dfs",
+                        help="ccl-sim's exhaustive search (default dfs)")
     args = parser.parse_args()
     if args.quick:
         args.max_states, args.timeout = min(args.max_states, 200_000), min(args.timeout, 30.0)
@@ -127,7 +152,8 @@ def main():
                 path = os.path.join(tmp, f"protocol-{p}-{b}.mlir")
                 lowered_protocol(p, b, path)
                 for reduction in [True, False]:
-                    result = simulate(path, p, reduction, args.max_states, args.timeout)
+                    result = simulate(path, p, reduction, args.max_states, args.timeout,
+                                      extra=("--engine", args.engine))
                     result.update(ranks=p, blocks=b, reduction=reduction)
                     rows.append(result)
                     states = "-" if result["states"] is None else f"{result['states']:,}"
@@ -136,7 +162,8 @@ def main():
                           f"{result['outcome']:<22} states {states:>11}  {result['seconds']:8.2f} s  "
                           f"{'-' if rate is None else f'{rate:,}':>9} states/s  "
                           f"{result.get('peak_mib', '-')} MiB", flush=True)
-    results = {"max_states": args.max_states, "timeout_s": args.timeout, "cpus": os.cpu_count(), "runs": rows}
+    results = {"max_states": args.max_states, "timeout_s": args.timeout, "engine": args.engine,
+               "cpus": os.cpu_count(), "runs": rows}
     with open(os.path.join(ROOT, "bench", "sim_results.json"), "w") as out:
         json.dump(results, out, indent=1)
         out.write("\n")

@@ -2,7 +2,7 @@
 // failed, with the schedule that got there.
 // REQUIRES: ccl-sim
 // RUN: %expect-exit 1 ccl-sim %s --ranks 2 2>&1 | FileCheck %s --check-prefix=PEER
-// RUN: %expect-exit 1 ccl-sim %s --ranks 2 --random 3 2>&1 | FileCheck %s --check-prefix=PEER
+// RUN: %expect-exit 1 ccl-sim %s --ranks 2 --random 3 2>&1 | FileCheck %s --check-prefix=PEER-RANDOM
 // RUN: %expect-exit 1 ccl-sim %s --ranks 2 --entry main_bounds 2>&1 | FileCheck %s --check-prefix=BOUNDS
 // RUN: %expect-exit 1 ccl-sim %s --ranks 2 --entry main_diverge 2>&1 | FileCheck %s --check-prefix=DIVERGE
 // RUN: %expect-exit 1 ccl-sim %s --ranks 2 --entry main_in_kernel 2>&1 | FileCheck %s --check-prefix=IN-KERNEL
@@ -10,6 +10,12 @@
 // With one rank, peer 0 + 1 is out of range at once; with three, rank 2's.
 // RUN: %expect-exit 1 ccl-sim %s --ranks 1 2>&1 | FileCheck %s --check-prefix=ONE
 // RUN: %expect-exit 1 ccl-sim %s --ranks 3 2>&1 | FileCheck %s --check-prefix=THREE
+
+// A random schedule may let rank 0 notify first; it ends at rank 1's.
+// PEER-RANDOM:      error: peer 2 is not a rank (0..2){{$}}
+// PEER-RANDOM-NEXT: schedule ({{[12]}} steps, found after {{[0-9]+}} states):
+// PEER-RANDOM:      rank 1 block 0: 'ccl.notify' at {{.*}}runtime-error.mlir:{{[0-9]+}}:3{{$}}
+// PEER-RANDOM-NOT:  {{.}}
 
 // Every rank notifies rank + 1: rank 0's notify goes to rank 1, rank 1's to
 // rank 2, which does not exist.

@@ -3,8 +3,8 @@
 //!
 //! ```text
 //! ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]
-//!         [--max-states N] [--max-steps N] [--max-memory SIZE] [--trace] [--no-reduction]
-//!         [--sarif FILE] [--diagram FILE]
+//!         [--max-states N] [--max-steps N] [--max-memory SIZE] [--threads N] [--exact | --fingerprint BITS]
+//!         [--engine dfs|stateright] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]
 //! ```
 //! Exit 0: no race (the states or schedules explored and what they executed
 //! are printed); 3: a race or deadlock, with both accesses and the schedule;
@@ -23,8 +23,8 @@ use std::ffi::{OsStr, OsString};
 use std::io::Write;
 
 const USAGE: &str = "USAGE: ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]\n\
-\x20              [--max-states N] [--max-steps N] [--max-memory SIZE] [--trace] [--no-reduction]\n\
-\x20              [--sarif FILE] [--diagram FILE]\n\
+\x20              [--max-states N] [--max-steps N] [--max-memory SIZE] [--threads N] [--exact | --fingerprint BITS]\n\
+\x20              [--engine dfs|stateright] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]\n\
 \n\
 Runs FILE (a ccl program; '-' reads stdin) on P ranks and searches the schedules for data races.\n\
 \x20 --ranks P         ranks to simulate (required, at least 1)\n\
@@ -37,6 +37,12 @@ Runs FILE (a ccl program; '-' reads stdin) on P ranks and searches the schedules
 \x20 --max-steps N     steps a thread may run without one another thread can observe (default 1000000)\n\
 \x20 --max-memory SIZE memory the run may hold, in bytes or with K, M, G (default: half the machine's)\n\
 \x20                   reaching a bound is exit 1 with \"no conclusion\", never \"no race\"\n\
+\x20 --threads N       threads of the exhaustive search (default: every core)\n\
+\x20 --fingerprint BITS store visited states as 64- or 128-bit fingerprints (default 128)\n\
+\x20 --exact           store visited states whole (no hash compaction)\n\
+\x20 --engine NAME     dfs (default: depth-first on every core) or stateright (stateright's\n\
+\x20                   breadth-first checker, whole states, shortest schedules)\n\
+\x20 --stats           print what the exhaustive search stored (bytes a state), its depth and time\n\
 \x20 --trace           print every step of the schedule reported (else its last 40 steps), and of\n\x20                   every random schedule as it runs\n\
 \x20 --no-reduction    make every ccl op a scheduling point (for measuring the local-step reduction)\n\
 \x20 --sarif FILE      write the verdict as a SARIF 2.1.0 log too (a race's schedule as one thread flow per thread)\n\
@@ -68,6 +74,16 @@ struct Cli {
     max_steps: Option<OsString>,
     #[arg(long = "max-memory", allow_hyphen_values = true)]
     max_memory: Option<OsString>,
+    #[arg(long, allow_hyphen_values = true)]
+    threads: Option<OsString>,
+    #[arg(long, allow_hyphen_values = true)]
+    fingerprint: Option<OsString>,
+    #[arg(long)]
+    exact: bool,
+    #[arg(long, allow_hyphen_values = true)]
+    engine: Option<OsString>,
+    #[arg(long)]
+    stats: bool,
     #[arg(long)]
     trace: bool,
     #[arg(long = "no-reduction")]
@@ -84,6 +100,7 @@ struct Args {
     file: OsString,
     options: Options,
     trace: bool,
+    stats: bool,
     /// Where the SARIF log and the diagram go.
     sarif: Option<String>,
     diagram: Option<String>,
@@ -169,11 +186,34 @@ fn parse(args: Vec<OsString>) -> Result<Request, String> {
         (Some(runs), false) => Search::Random { runs: usize::try_from(runs).unwrap_or(usize::MAX), seed },
         (None, _) => Search::Exhaustive,
     };
+    if let Some(threads) = &cli.threads {
+        let threads = number("--threads", threads)?;
+        if threads == 0 || threads > 1024 {
+            return Err(format!("--threads must be between 1 and 1024, not {threads}"));
+        }
+        options.search_config.threads = threads as usize;
+    }
+    options.search_config.store = match (&cli.fingerprint, cli.exact) {
+        (Some(_), true) => return Err("--exact and --fingerprint exclude each other".to_string()),
+        (None, true) => sim::Store::Exact,
+        (Some(bits), false) => match number("--fingerprint", bits)? {
+            bits @ (64 | 128) => sim::Store::Fingerprint { bits: bits as u32 },
+            bits => return Err(format!("invalid value '{bits}' for --fingerprint: expected 64 or 128")),
+        },
+        (None, false) => sim::Store::default(),
+    };
+    if let Some(engine) = &cli.engine {
+        options.search_config.engine = match utf8(engine, "--engine")? {
+            "dfs" => sim::Engine::Dfs,
+            "stateright" => sim::Engine::Stateright,
+            other => return Err(format!("invalid value '{other}' for --engine: expected dfs or stateright")),
+        };
+    }
     options.no_reduction = cli.no_reduction;
     options.trace = cli.trace;
     let sarif = cli.sarif.as_deref().map(|path| utf8(path, "--sarif").map(str::to_string)).transpose()?;
     let diagram = cli.diagram.as_deref().map(|path| utf8(path, "--diagram").map(str::to_string)).transpose()?;
-    Ok(Request::Run(Box::new(Args { file, options, trace: cli.trace, sarif, diagram })))
+    Ok(Request::Run(Box::new(Args { file, options, trace: cli.trace, stats: cli.stats, sarif, diagram })))
 }
 
 /// Steps of a reported schedule shown without --trace.
@@ -306,6 +346,9 @@ fn simulate(mut args: Args) -> (Verdict, Reports) {
             return (fail(error), Reports::InputError(vec![diagnostic]));
         }
     };
+    if let Some(stats) = outcome.stats().filter(|_| args.stats) {
+        eprintln!("{}", report::search(stats));
+    }
     let verdict = verdict(&args, &machine, &outcome);
     (verdict.clone(), Reports::Outcome(Box::new(machine), Box::new(outcome), verdict.stdout))
 }
@@ -316,14 +359,14 @@ fn verdict(args: &Args, machine: &sim::Machine, outcome: &Outcome) -> Verdict {
     let executed =
         |cost: &sim::RunCost| report::cost(cost).lines().map(|line| format!("ccl-sim: {line}\n")).collect::<String>();
     match outcome {
-        Outcome::Clean { states, schedules: None, cost } => Verdict {
+        Outcome::Clean { states, schedules: None, cost, .. } => Verdict {
             stdout: format!(
                 "ccl-sim: no race: {states} states explored, every schedule of {ranks} ranks\n{}",
                 executed(cost)
             ),
             code: 0,
         },
-        Outcome::Clean { states, schedules: Some(runs), cost } => {
+        Outcome::Clean { states, schedules: Some(runs), cost, .. } => {
             let seed = match args.options.search {
                 Search::Random { seed, .. } => seed,
                 Search::Exhaustive => 0,
@@ -337,8 +380,10 @@ fn verdict(args: &Args, machine: &sim::Machine, outcome: &Outcome) -> Verdict {
             }
         }
         // A bound of the whole search is the entry's: the run it started.
-        Outcome::Limit { states, generated, bound } => fail(report::search_limit(machine, *bound, *states, *generated)),
-        Outcome::Found { finding, schedule, last, states } => {
+        Outcome::Limit { states, generated, bound, .. } => {
+            fail(report::search_limit(machine, *bound, *states, *generated))
+        }
+        Outcome::Found { finding, schedule, last, states, .. } => {
             eprint!("{}", report::finding(machine, finding, last));
             let code = match **finding {
                 sim::Finding::Error { .. } | sim::Finding::Limit { .. } => 1,

@@ -3,8 +3,9 @@
 //!
 //! `compile` turns the MLIR module into the simulator's program, `machine`
 //! is the execution model (caches, in-flight writes, signals, vector clocks,
-//! race detection), `explore` chooses schedules (stateright's exhaustive
-//! search, or seeded random ones) and `report` prints what was found.
+//! race detection), `explore` chooses schedules (an exhaustive search with
+//! partial-order reduction, or seeded random ones) and `report` prints what
+//! was found.
 
 pub mod compile;
 pub mod cost;
@@ -21,7 +22,7 @@ pub mod value;
 
 pub use compile::{compile, InputError};
 pub use cost::{Cost, CostRange, RunCost};
-pub use explore::{Bound, Outcome, Step};
+pub use explore::{Bound, Engine, Outcome, SearchConfig, SearchStats, Step, Store};
 pub use machine::{Finding, Limits, Machine, RaceKind};
 
 use program::{Program, Scalar, Ty};
@@ -64,6 +65,9 @@ pub struct Options {
     pub no_reduction: bool,
     /// Print each random schedule's steps as they run.
     pub trace: bool,
+    /// How the exhaustive search runs (its `max_states` is the field
+    /// above).
+    pub search_config: SearchConfig,
 }
 
 impl Default for Options {
@@ -78,6 +82,7 @@ impl Default for Options {
             source: None,
             no_reduction: false,
             trace: false,
+            search_config: SearchConfig { threads: available_threads(), ..SearchConfig::default() },
         }
     }
 }
@@ -108,10 +113,20 @@ pub fn simulate(module: melior::ir::OperationRef<'_, '_>, options: &Options) -> 
     machine.limits = options.limits;
     machine.entry_args = entry_args;
     let outcome = match options.search {
-        Search::Exhaustive => explore::exhaustive(machine.clone(), options.max_states),
-        Search::Random { runs, seed } => explore::random(&machine, runs, seed, options.max_states, options.trace),
+        Search::Exhaustive => {
+            let config = SearchConfig { max_states: options.max_states, ..options.search_config };
+            explore::exhaustive(machine.clone(), &config)
+        }
+        Search::Random { runs, seed } => {
+            explore::random(&machine, runs, seed, options.max_states, options.trace, options.search_config.threads)
+        }
     };
     Ok((machine, outcome))
+}
+
+/// The cores the search may use (1 where they cannot be counted).
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map(usize::from).unwrap_or(1)
 }
 
 /// The values `args` give the entry's parameters, by position.

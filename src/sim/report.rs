@@ -3,7 +3,7 @@
 //! schedule, one observable step per line.
 
 use super::cost::{CostRange, RunCost};
-use super::explore::{Bound, Step};
+use super::explore::{Bound, Engine, SearchStats, Step, Store};
 use super::machine::{Access, Action, Finding, Machine, Race, RaceKind, State, ThreadId};
 use super::memory;
 use super::program::{SiteId, Ty};
@@ -232,6 +232,44 @@ pub fn cost(cost: &RunCost) -> String {
     for (name, range) in &cost.kernels {
         let launches = count("launches", range.min.launches, range.max.launches);
         writeln!(out, "  @{name}: {launches}, {}", cost_line(range)).unwrap();
+    }
+    out
+}
+
+/// `n` with thousands separated: `131,508`.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The exhaustive search's summary line: what it stored, at what cost a
+/// state, how it searched, and (for fingerprints) the chance it missed a
+/// state.
+pub fn search(stats: &SearchStats) -> String {
+    let mut out = format!("ccl-sim: search: {} states stored", grouped(stats.stored));
+    match stats.store {
+        Some(Store::Fingerprint { bits }) => {
+            write!(out, " as {bits}-bit fingerprints ({:.0} bytes a state)", stats.bytes_per_state()).unwrap()
+        }
+        Some(Store::Exact) => out.push_str(" whole"),
+        None => {}
+    }
+    write!(out, ", {} generated, depth {}", grouped(stats.generated), grouped(stats.max_depth)).unwrap();
+    match stats.engine {
+        Engine::Dfs => out.push_str(", depth-first"),
+        Engine::Stateright => out.push_str(", stateright's breadth-first search"),
+    }
+    let threads = if stats.threads == 1 { "1 thread".to_string() } else { format!("{} threads", stats.threads) };
+    write!(out, ", {threads}, {:.2} s", stats.seconds).unwrap();
+    if let Some(p) = stats.omission_probability() {
+        write!(out, "; a state is missed with probability below {p:.1e}").unwrap();
     }
     out
 }

@@ -192,7 +192,7 @@ fn step_report(machine: &Machine, number: usize, step: &Step) -> StepReport {
 /// accesses in the schedule.
 pub fn summarize(machine: &Machine, outcome: &Outcome, trace: Option<&Trace>) -> Summary {
     match outcome {
-        Outcome::Clean { states, schedules, cost } => Summary {
+        Outcome::Clean { states, schedules, cost, .. } => Summary {
             verdict: Verdict::Clean,
             states: *states,
             schedules: *schedules,
@@ -201,7 +201,7 @@ pub fn summarize(machine: &Machine, outcome: &Outcome, trace: Option<&Trace>) ->
             schedule: Vec::new(),
             cost: Some(cost.clone()),
         },
-        Outcome::Limit { states, generated, bound } => Summary {
+        Outcome::Limit { states, generated, bound, .. } => Summary {
             verdict: Verdict::NoConclusion,
             states: *states,
             schedules: None,
@@ -210,7 +210,7 @@ pub fn summarize(machine: &Machine, outcome: &Outcome, trace: Option<&Trace>) ->
             schedule: Vec::new(),
             cost: None,
         },
-        Outcome::Found { finding, schedule, last, states } => {
+        Outcome::Found { finding, schedule, last, states, .. } => {
             let verdict = match &**finding {
                 Finding::Race(_) => Verdict::Race,
                 Finding::Deadlock => Verdict::Deadlock,

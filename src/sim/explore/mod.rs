@@ -1,0 +1,195 @@
+//! Choosing schedules: every interleaving of observable steps (an
+//! exhaustive search), or seeded random schedules for programs too large for
+//! that.
+//!
+//! The exhaustive search is `dfs`: a depth-first search on every core that
+//! stores visited states as fingerprints (`fingerprint`, `visited`).
+//! stateright's breadth-first checker (`stateright`) is kept as a second
+//! engine to measure against (`--engine stateright`); it finds the shortest
+//! schedule to a finding, `dfs` a schedule.
+//!
+//! Every search checks its bounds on every state it makes: `--max-states`
+//! counts the states generated, `--max-memory` the bytes the process holds
+//! (`memory::in_use`). Reaching either ends the search with no conclusion.
+
+mod dfs;
+pub mod fingerprint;
+mod random;
+mod stateright;
+pub mod visited;
+
+use super::cost::RunCost;
+use super::machine::{Action, Finding, Machine, State};
+use super::program::SiteId;
+use std::sync::Arc;
+
+pub use random::random;
+
+/// What a search found.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Every schedule (exhaustive) or every sampled schedule ran to its end
+    /// without a finding; `cost` is what they executed.
+    Clean { states: usize, schedules: Option<usize>, cost: RunCost, stats: Option<SearchStats> },
+    /// A race, deadlock, runtime error or located limit, with the schedule
+    /// that led there and the state it ended in.
+    Found { finding: Arc<Finding>, schedule: Vec<Step>, last: Box<State>, states: usize, stats: Option<SearchStats> },
+    /// A bound of the whole search was reached first: nothing can be
+    /// concluded.
+    Limit { states: usize, generated: usize, bound: Bound, stats: Option<SearchStats> },
+}
+
+impl Outcome {
+    /// The exhaustive search's statistics (none for random schedules).
+    pub fn stats(&self) -> Option<&SearchStats> {
+        match self {
+            Outcome::Clean { stats, .. } | Outcome::Found { stats, .. } | Outcome::Limit { stats, .. } => {
+                stats.as_ref()
+            }
+        }
+    }
+}
+
+/// One step of a reported schedule: the action, the op it took and what it
+/// did as the report prints it (read from the state it was taken in, which
+/// is not kept).
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub action: Action,
+    pub site: Option<SiteId>,
+    pub text: String,
+}
+
+impl Step {
+    fn taken(machine: &Machine, state: &State, action: Action) -> Step {
+        let site = super::report::step_site(machine, state, action);
+        Step { action, site, text: super::report::step(machine, state, action) }
+    }
+}
+
+/// The bound a search stopped at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// `--max-states`.
+    States(usize),
+    /// `--max-memory`, with the bytes held when it was reached.
+    Memory { max: u64, held: u64 },
+}
+
+/// How visited states are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Store {
+    /// A fingerprint of each state (hash compaction): two states with the
+    /// same fingerprint are taken for one, so a state is missed with the
+    /// probability [`SearchStats::omission_probability`] gives.
+    Fingerprint { bits: u32 },
+    /// Whole states, compared exactly: nothing is missed, at a few KB a
+    /// state.
+    Exact,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Store::Fingerprint { bits: 128 }
+    }
+}
+
+/// Which exhaustive search runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// ccl-sim's own: depth-first, on every core, fingerprints.
+    #[default]
+    Dfs,
+    /// stateright's breadth-first checker with its full visited set and
+    /// frontier (kept to measure against).
+    Stateright,
+}
+
+/// How an exhaustive search runs.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchConfig {
+    /// States generated before the search stops with no conclusion.
+    pub max_states: usize,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    pub store: Store,
+    pub engine: Engine,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig { max_states: 2_000_000, threads: 1, store: Store::default(), engine: Engine::Dfs }
+    }
+}
+
+/// What an exhaustive search did, for the summary line and the benchmarks.
+#[derive(Clone, Debug, Default)]
+pub struct SearchStats {
+    /// Distinct states stored.
+    pub stored: usize,
+    /// Successor states made (each transition explored is one).
+    pub generated: usize,
+    /// The longest schedule the search followed.
+    pub max_depth: usize,
+    /// Bytes of the visited set (its table, or the states it keeps).
+    pub visited_bytes: u64,
+    /// How the states were stored.
+    pub store: Option<Store>,
+    pub threads: usize,
+    pub seconds: f64,
+    pub engine: Engine,
+}
+
+impl SearchStats {
+    /// Bytes of the visited set per stored state.
+    pub fn bytes_per_state(&self) -> f64 {
+        if self.stored == 0 {
+            0.0
+        } else {
+            self.visited_bytes as f64 / self.stored as f64
+        }
+    }
+
+    /// An upper bound of the probability that hash compaction took two
+    /// different states for one and so left states unexplored, as Spin
+    /// states it for its own: with n states and b-bit fingerprints, at most
+    /// n(n-1)/2 pairs, each colliding with probability 2^-b.
+    pub fn omission_probability(&self) -> Option<f64> {
+        match self.store? {
+            Store::Exact => None,
+            Store::Fingerprint { bits } => {
+                let n = self.stored as f64;
+                Some((n * (n - 1.0) / 2.0 * (-(bits as f64)).exp2()).min(1.0))
+            }
+        }
+    }
+}
+
+fn finding_of(machine: &Machine, state: &State) -> Arc<Finding> {
+    match &state.finding {
+        Some(finding) => finding.clone(),
+        None if machine.deadlocked(state) => Arc::new(Finding::Deadlock),
+        None => unreachable!("a discovery has a finding or a deadlock"),
+    }
+}
+
+/// The schedule `actions` from the initial state, with what each step did,
+/// and the state it ends in.
+fn replay(machine: &Machine, actions: &[Action]) -> (Vec<Step>, State) {
+    let mut state = machine.initial();
+    let mut schedule = Vec::with_capacity(actions.len());
+    for &action in actions {
+        schedule.push(Step::taken(machine, &state, action));
+        machine.apply(&mut state, action);
+    }
+    (schedule, state)
+}
+
+/// Explores every schedule of `machine`, stopping after `config.max_states`
+/// generated states or at the memory bound.
+pub fn exhaustive(machine: Machine, config: &SearchConfig) -> Outcome {
+    match config.engine {
+        Engine::Dfs => dfs::search(machine, config),
+        Engine::Stateright => stateright::search(machine, config.max_states),
+    }
+}

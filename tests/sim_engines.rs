@@ -1,0 +1,113 @@
+//! The exhaustive search's configurations against each other: the
+//! depth-first search with one thread and with two, with fingerprints and
+//! with whole states, and stateright's breadth-first checker explore the
+//! same states and reach the same verdict (docs/ccl-sim.md, "Search").
+//!
+//! The programs: the lowered all_to_all_v at P = 2 (B = 1, 2) and P = 3,
+//! B = 1 in both orders, and generated exchange programs (`ccl-gen
+//! --exchange`), raw (most race) and with the insert pass's markers (clean).
+
+use cclir::generator::exchange::exchange_program;
+use cclir::generator::protocol::all_to_all_v_program;
+use cclir::sim::{self, Engine, Finding, Options, Outcome, Search, SearchConfig, Store};
+use cclir::Session;
+
+const LOWERED: &str = "builtin.module(ccl-pipeline{lower-collectives=true})";
+const LATE: &str =
+    "builtin.module(ccl-admit-launch-width,ccl-lower-all-to-all-v{late-snapshot=true},ccl-insert-comm-fence)";
+const INSERT: &str = "builtin.module(ccl-insert-comm-fence)";
+
+/// What a search concluded: clean with its distinct states, a race, a
+/// deadlock, or anything else (which fails the test).
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    Clean(usize),
+    Race,
+    Deadlock,
+}
+
+fn configs() -> Vec<(&'static str, SearchConfig)> {
+    let dfs = SearchConfig { max_states: 3_000_000, ..SearchConfig::default() };
+    vec![
+        ("dfs, 1 thread, fingerprints", SearchConfig { threads: 1, ..dfs }),
+        ("dfs, 2 threads, fingerprints", SearchConfig { threads: 2, ..dfs }),
+        (
+            "dfs, 2 threads, 64-bit fingerprints",
+            SearchConfig { threads: 2, store: Store::Fingerprint { bits: 64 }, ..dfs },
+        ),
+        ("dfs, 2 threads, whole states", SearchConfig { threads: 2, store: Store::Exact, ..dfs }),
+        ("stateright", SearchConfig { engine: Engine::Stateright, ..dfs }),
+    ]
+}
+
+fn verdict(program: &cclir::Program<'_>, ranks: u16, config: SearchConfig, what: &str) -> Verdict {
+    let options = Options {
+        ranks,
+        search: Search::Exhaustive,
+        max_states: config.max_states,
+        search_config: config,
+        ..Options::default()
+    };
+    let (_, outcome) = sim::simulate(program.operation_ref(), &options).expect("the program compiles");
+    match outcome {
+        Outcome::Clean { states, .. } => Verdict::Clean(states),
+        Outcome::Found { finding, .. } => match &*finding {
+            Finding::Race(_) => Verdict::Race,
+            Finding::Deadlock => Verdict::Deadlock,
+            other => panic!("{what}: {other:?}"),
+        },
+        Outcome::Limit { states, .. } => panic!("{what}: the search hit its bound at {states} states"),
+    }
+}
+
+/// Every configuration's verdict on `program`, which must all be `expected`
+/// when given, and all the same.
+fn agree(program: &cclir::Program<'_>, ranks: u16, what: &str, expected: Option<&Verdict>) -> Verdict {
+    let mut verdicts = configs().into_iter().map(|(name, config)| (name, verdict(program, ranks, config, what)));
+    let (first_name, first) = verdicts.next().expect("a configuration");
+    if let Some(expected) = expected {
+        assert_eq!(&first, expected, "{what}: {first_name}");
+    }
+    for (name, other) in verdicts {
+        assert_eq!(other, first, "{what}: {name} against {first_name}");
+    }
+    first
+}
+
+#[test]
+fn every_search_finds_the_same_on_the_protocol() {
+    let session = Session::new();
+    for (p, b) in [(2, 1), (2, 2), (3, 1)] {
+        for (pipeline, expected) in [(LOWERED, None), (LATE, Some(Verdict::Race))] {
+            let mut program = session.parse(&all_to_all_v_program(p, b, 1, 2), "protocol.mlir").expect("it parses");
+            session.run(&session.pipeline(pipeline).expect("it builds"), &mut program).expect("it runs");
+            let what = format!("P = {p}, B = {b}, {pipeline}");
+            let found = agree(&program, p as u16, &what, expected.as_ref());
+            println!("{what}: {found:?}");
+            if expected.is_none() {
+                assert!(matches!(found, Verdict::Clean(_)), "{what}: {found:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_search_finds_the_same_on_generated_programs() {
+    let session = Session::with_config(cclir::SessionConfig { threading: false, ..Default::default() });
+    let insert = session.pipeline(INSERT).expect("insert pipeline");
+    let (mut raced, mut clean) = (0, 0);
+    // Every fifth of the 300 programs tests/sim_generated.rs runs.
+    for seed in (0..300).step_by(5) {
+        let exchange = exchange_program(seed);
+        let what = format!("ccl-gen --exchange {seed}");
+        let mut program = session.parse(&exchange.text, "exchange.mlir").expect("it parses");
+        if agree(&program, exchange.ranks, &format!("{what}, raw"), None) == Verdict::Race {
+            raced += 1;
+        }
+        session.run(&insert, &mut program).expect("insert runs");
+        let found = agree(&program, exchange.ranks, &format!("{what}, inserted"), None);
+        assert!(matches!(found, Verdict::Clean(_)), "{what}, inserted: {found:?}");
+        clean += 1;
+    }
+    assert!(raced > 0 && clean == 60, "{raced} raw programs raced, {clean} inserted ones clean");
+}
