@@ -27,7 +27,7 @@ echo "cold debug build: $(seconds cargo build --bins) s"
 pass_file="$(ls passes/src/insert_comm_fence/mod.rs 2>/dev/null || ls passes/src/*.rs | head -1)"
 touch "$pass_file"
 echo "debug rebuild after touching $pass_file: $(seconds cargo build --bins) s"
-glue="$(ls src/mlir/cpp/CclDialect.cpp 2>/dev/null || true)"
+glue="$(ls dialect/cpp/CclDialect.cpp src/mlir/cpp/CclDialect.cpp 2>/dev/null | head -1 || true)"
 if [ -n "$glue" ]; then
     touch "$glue"
     echo "debug rebuild after touching $glue: $(seconds cargo build --bins) s"

@@ -9,7 +9,7 @@
 
 use crate::{
     generator::{self, Config, Rng},
-    input::bytecode::MAGIC,
+    tools::input::bytecode::MAGIC,
     Session, SessionConfig,
 };
 use std::cell::RefCell;

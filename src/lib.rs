@@ -3,10 +3,11 @@
 //! The path of one program: read -> parse (MLIR's parser, with the ODS
 //! `ccl` dialect) -> verify -> build a pipeline (MLIR's pipeline parser;
 //! the Rust passes are in MLIR's registry) -> run -> print. `ccl-opt` is
-//! MLIR's `MlirOptMain` over the same registry (`mlir::tools`).
+//! MLIR's `MlirOptMain` over the same registry ([`tools`]).
 //!
-//! Every `unsafe` block of this crate is in [`mlir`], the FFI layer; the
-//! other modules forbid it.
+//! The crate is safe Rust (`forbid(unsafe_code)`): what it does with MLIR
+//! that melior does not wrap goes through the dialect crate's FFI layer
+//! (`cclir_dialect::ffi`), the one place cclir has `unsafe` code.
 //!
 //! ```no_run
 //! let session = cclir::Session::new();
@@ -17,41 +18,43 @@
 //! # Ok::<(), cclir::Error>(())
 //! ```
 
-#[forbid(unsafe_code)]
-pub mod diagnostics;
-#[forbid(unsafe_code)]
-pub mod dialect;
-#[forbid(unsafe_code)]
-pub mod fuzzing;
-#[forbid(unsafe_code)]
-pub mod generator;
-#[forbid(unsafe_code)]
-pub mod input;
-pub mod mlir;
-#[forbid(unsafe_code)]
-pub mod output;
-#[forbid(unsafe_code)]
-pub mod panic;
-#[forbid(unsafe_code)]
-pub mod pipeline;
-#[forbid(unsafe_code)]
-pub mod sarif;
-#[forbid(unsafe_code)]
-pub mod sim;
-#[forbid(unsafe_code)]
-pub mod statistics;
-#[forbid(unsafe_code)]
-pub mod suggest;
+#![forbid(unsafe_code)]
 
+pub mod diagnostics;
+pub mod fuzzing;
+pub mod pipeline;
+pub mod sarif;
+pub mod sim;
+pub mod tools;
+
+pub use cclir_dialect as dialect;
+pub use cclir_dialect::{ffi::driver::PrintOptions, panic};
+pub use cclir_gen as generator;
 pub use cclir_passes as passes;
 pub use diagnostics::{Diagnostic, Severity, SourceLoc};
-pub use mlir::{bridge::register_pass, ir::PrintOptions};
 pub use pipeline::PipelineSpec;
-pub use statistics::{Display, PassStatistics};
+pub use tools::{
+    output,
+    statistics::{Display, PassStatistics},
+};
 
+use cclir_dialect::ffi::{bridge, driver, operations};
 use diagnostics::{DiagnosticSink, SourceMap};
 use melior::{ir::Operation, pass::PassManager, Context};
 use std::{cell::RefCell, path::Path, sync::Arc};
+
+/// docs/writing-a-pass.md: its example is a whole pass, compiled and run
+/// as a doc-test.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/writing-a-pass.md")]
+pub struct WritingAPass;
+
+/// Registers one more Rust pass (a downstream crate's own) with MLIR's
+/// registry, next to the ccl passes: pipelines then name it like any pass.
+/// Fails if a pass of that argument is registered already.
+pub fn register_pass(info: &'static passes::framework::PassInfo) -> Result<(), String> {
+    bridge::register_pass(info, &tools::CATALOG)
+}
 
 /// Everything that can go wrong, with MLIR's diagnostics as values.
 #[derive(Debug, thiserror::Error)]
@@ -113,7 +116,7 @@ pub struct Program<'c> {
 /// A pass manager ready to run, and the Rust passes in it.
 pub struct BuiltPipeline<'c> {
     manager: PassManager<'c>,
-    passes: Vec<mlir::ir::BuiltPass>,
+    passes: Vec<driver::BuiltPass>,
 }
 
 impl Default for Session {
@@ -128,10 +131,10 @@ impl Session {
     }
 
     pub fn with_config(config: SessionConfig) -> Self {
-        mlir::bridge::register_all_passes();
+        bridge::register_all_passes(&tools::CATALOG);
         let context = dialect::create_context(config.threading, config.allow_unregistered_dialects);
         let sink = DiagnosticSink::default();
-        mlir::ir::attach_diagnostic_sink(&context, sink.clone());
+        driver::attach_diagnostic_sink(&context, sink.clone());
         Session { context, sink, sources: RefCell::new(SourceMap::default()), config }
     }
 
@@ -150,7 +153,7 @@ impl Session {
     pub fn parse_bytes(&self, source: &[u8], buffer: &str) -> Result<Program<'_>, Error> {
         let text: Arc<str> = Arc::from(String::from_utf8_lossy(source));
         self.sources.borrow_mut().add(buffer, text);
-        if let Err(deep) = input::check_nesting(source, self.config.max_nesting) {
+        if let Err(deep) = tools::input::check_nesting(source, self.config.max_nesting) {
             return Err(Error::Parse {
                 buffer: buffer.to_string(),
                 diagnostics: vec![Diagnostic {
@@ -161,10 +164,10 @@ impl Session {
                 }],
             });
         }
-        if let Err(corrupt) = input::bytecode::check(source) {
+        if let Err(corrupt) = tools::input::bytecode::check(source) {
             return Err(Error::Parse { buffer: buffer.to_string(), diagnostics: vec![corrupt.diagnostic(buffer)] });
         }
-        let parsed = mlir::ir::parse_for_tool(&self.context, source, buffer);
+        let parsed = driver::parse_for_tool(&self.context, source, buffer);
         let diagnostics = self.sink.take();
         match parsed {
             Some(op) if !diagnostics.iter().any(|d| d.severity == Severity::Error) => {
@@ -178,21 +181,24 @@ impl Session {
 
     pub fn parse_file(&self, path: impl AsRef<Path>) -> Result<Program<'_>, Error> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path)
-            .map_err(|error| Error::Read { path: path.display().to_string(), message: output::io_message(&error) })?;
+        let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
+            path: path.display().to_string(),
+            message: tools::output::io_message(&error),
+        })?;
         self.parse(&text, &path.display().to_string())
     }
 
     /// Builds a textual pipeline (`builtin.module(...)`) with MLIR's parser.
     pub fn pipeline(&self, text: &str) -> Result<BuiltPipeline<'_>, Error> {
-        let (manager, passes) = mlir::ir::build_pass_manager(&self.context, text).map_err(|message| {
-            let suggestion = unknown_pass(&message).and_then(|unknown| {
-                let names = mlir::ir::registered_pass_names();
-                suggest::nearest(unknown, names.iter().map(String::as_str)).map(str::to_string)
-            });
-            Error::Pipeline { message, suggestion }
-        })?;
-        mlir::ir::enable_verifier(&manager, self.config.verify_each);
+        let (manager, passes) =
+            driver::build_pass_manager(&self.context, text, &tools::CATALOG).map_err(|message| {
+                let suggestion = unknown_pass(&message).and_then(|unknown| {
+                    let names = driver::registered_pass_names(&tools::CATALOG);
+                    tools::suggest::nearest(unknown, names.iter().map(String::as_str)).map(str::to_string)
+                });
+                Error::Pipeline { message, suggestion }
+            })?;
+        driver::enable_verifier(&manager, self.config.verify_each);
         Ok(BuiltPipeline { manager, passes })
     }
 
@@ -203,7 +209,7 @@ impl Session {
     /// Runs `pipeline` on `program`; on failure the error carries every
     /// diagnostic the run reported.
     pub fn run(&self, pipeline: &BuiltPipeline<'_>, program: &mut Program<'_>) -> Result<(), Error> {
-        let ok = mlir::ir::run_pass_manager(&pipeline.manager, mlir::ir::as_ref(&program.op));
+        let ok = driver::run_pass_manager(&pipeline.manager, operations::as_ref(&program.op));
         if ok {
             Ok(())
         } else {
@@ -240,13 +246,13 @@ fn unknown_pass(message: &str) -> Option<&str> {
 impl BuiltPipeline<'_> {
     /// The pipeline as MLIR prints it (`--dump-pass-pipeline`'s text).
     pub fn to_text(&self) -> String {
-        mlir::ir::pipeline_text(&self.manager)
+        driver::pipeline_text(&self.manager)
     }
 
     /// What each Rust pass of the pipeline counted so far.
     pub fn statistics(&self) -> Vec<PassStatistics> {
         let arguments: Vec<&str> = self.passes.iter().map(|p| p.argument.as_str()).collect();
-        let nesting = statistics::nesting_of(&self.to_text(), &arguments);
+        let nesting = tools::statistics::nesting_of(&self.to_text(), &arguments);
         self.passes
             .iter()
             .zip(nesting)
@@ -261,7 +267,7 @@ impl BuiltPipeline<'_> {
 
     /// The statistics as `--mlir-pass-statistics` prints them.
     pub fn statistics_report(&self, display: Display) -> String {
-        statistics::report(&self.statistics(), display)
+        tools::statistics::report(&self.statistics(), display)
     }
 }
 
@@ -272,7 +278,7 @@ impl<'c> Program<'c> {
 
     /// The module as a borrowed op, the form the model and the passes read.
     pub fn operation_ref(&self) -> melior::ir::OperationRef<'c, '_> {
-        mlir::ir::as_ref(&self.op)
+        operations::as_ref(&self.op)
     }
 
     /// The program in MLIR's textual form, as mlir-opt prints it.
@@ -283,7 +289,7 @@ impl<'c> Program<'c> {
     }
 
     pub fn write(&self, writer: &mut dyn std::io::Write, options: PrintOptions) -> std::io::Result<()> {
-        mlir::ir::print_operation(mlir::ir::as_ref(&self.op), options, writer)?;
+        driver::print_operation(operations::as_ref(&self.op), options, writer)?;
         writer.write_all(b"\n")
     }
 }

@@ -272,7 +272,7 @@ impl Log {
 
     /// Writes the log to `path` as `-o` writes (`output::write_whole`).
     pub fn write_to(&self, path: &str) -> Result<(), String> {
-        crate::output::write_whole(path, self.to_json().as_bytes())
+        crate::tools::output::write_whole(path, self.to_json().as_bytes())
     }
 }
 

@@ -12,8 +12,13 @@ use std::{
     process::{Command, Output, Stdio},
 };
 
+/// ccl-gen, the cclir-gen package's binary, beside this package's tools
+/// (`cargo test --workspace` builds it; cargo names only this package's
+/// binaries to its tests).
 fn ccl_gen(args: &[OsString]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ccl-gen")).args(args).output().expect("ccl-gen runs")
+    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_ccl-opt")).with_file_name("ccl-gen");
+    assert!(binary.exists(), "{} is missing: build the workspace (cargo build)", binary.display());
+    Command::new(binary).args(args).output().expect("ccl-gen runs")
 }
 
 fn strings(args: &[&str]) -> Vec<OsString> {

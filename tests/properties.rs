@@ -28,13 +28,13 @@
 mod common;
 
 use cclir::{
+    dialect::names::FunctionKind,
     generator::{self, Config},
     passes::comm_order::{
-        model::{self, Bodies, Event, OpHandle},
+        model::{self, Bodies, Event, OpKey},
         oracle as phase_b_oracle, scan,
     },
     passes::insert_comm_fence::prologue,
-    passes::names::FunctionKind,
     passes::verify_comm_order::{kernel, launches, oracle},
     Session,
 };
@@ -122,7 +122,7 @@ fn compare_with_oracle(module: &model::Module, what: &str) -> usize {
 struct Collect(BTreeSet<(usize, u32, Option<usize>)>);
 
 impl scan::Launches for Collect {
-    fn launch(&mut self, caller: usize, call: &Event, callee: Option<usize>, _publish: OpHandle) {
+    fn launch(&mut self, caller: usize, call: &Event, callee: Option<usize>, _publish: OpKey) {
         self.0.insert((caller, call.order, callee));
     }
 }
@@ -138,7 +138,7 @@ fn compare_phase_b_with_oracle(module: &model::Module, what: &str) -> bool {
     assert_eq!(prologue::mark(module).marked, slow.marked, "{what}: marked kernels differ from the oracle's");
     // The checker's launch violations, with each kernel's first unprotected
     // read from the kernel checker (compare_with_oracle checks those).
-    let unprotected: Vec<Option<OpHandle>> = module
+    let unprotected: Vec<Option<OpKey>> = module
         .functions
         .iter()
         .map(|f| {
@@ -261,7 +261,7 @@ fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Co
 
 #[test]
 fn generated_programs_keep_their_properties() {
-    let names = cclir::mlir::ir::registered_pass_names();
+    let names = cclir::dialect::ffi::driver::registered_pass_names(&cclir::tools::CATALOG);
     for pass in [INSERT, VERIFY] {
         assert!(names.iter().any(|n| n == pass), "{pass} is not registered: these properties need both passes");
     }

@@ -1,32 +1,26 @@
 //! The ccl passes. Each pass is a module of its own with its rules, options
 //! and statistics; `framework` holds what every pass shares with the tool
-//! layer, and `comm_order` the program model insert and verify share.
+//! layer, `comm_order` the program model insert and verify share, and `ir`
+//! the IR vocabulary they all use.
 //!
-//! `unsafe` is confined to the FFI layer of this crate: `ir` (IR access
-//! melior does not wrap), `names` (interned names) and `strings`; every
-//! other module forbids it.
+//! The crate is safe Rust: what it does with MLIR that melior does not wrap
+//! goes through the dialect crate's FFI layer (`cclir_dialect::ffi`).
+#![forbid(unsafe_code)]
 
-#[forbid(unsafe_code)]
 pub mod admit_launch_width;
-#[forbid(unsafe_code)]
 pub mod comm_order;
-#[forbid(unsafe_code)]
-pub mod framework;
-#[forbid(unsafe_code)]
 pub mod insert_comm_fence;
 pub mod ir;
-#[forbid(unsafe_code)]
 pub mod lower_all_to_all_v;
-pub mod names;
-#[forbid(unsafe_code)]
 pub mod nested_modules;
-#[forbid(unsafe_code)]
-pub mod ods;
-#[forbid(unsafe_code)]
 pub mod sink_comm_markers;
-pub mod strings;
-#[forbid(unsafe_code)]
 pub mod verify_comm_order;
+
+/// The pass-description types (defined beside the pass bridge, in the
+/// dialect crate, so that neither crate depends on the other).
+pub use cclir_dialect::framework;
+/// The macros that declare a pass's options and statistics.
+pub use cclir_dialect::{pass_options, pass_statistics};
 
 #[cfg(test)]
 mod test_support;

@@ -22,6 +22,11 @@ pub static INFO: PassInfo = PassInfo {
     argument: "ccl-pipeline-nested-modules",
     name: "CclPipelineNestedModules",
     summary: "Run ccl-pipeline (with these options) on each module nested in this one, as a program of its own",
+    description: "The first element of `ccl-pipeline`: runs `ccl-pipeline` (with the same\n\
+        options) on every `builtin.module` in the body of the module it runs on,\n\
+        each as a program of its own (docs/semantics.md, \"Nested modules\"), through\n\
+        MLIR's dynamic pipelines. Each nested run starts with this pass again, so\n\
+        modules nested deeper are reached too.",
     anchor: Anchor::Module,
     dependent_dialects: &[],
     options: PipelineOptions::SPECS,

@@ -2,19 +2,16 @@
 //! loaded, parsing that checks the verifier, and running one pass step by
 //! hand to see what it declared changed.
 
-use crate::{
-    framework::{Analysis, Counters, Host, OptionValues, PassContext, PassFailed, PassInfo, Report},
-    names::Interned,
-};
+use crate::framework::{Analysis, Counters, Host, OptionValues, PassContext, PassFailed, PassInfo, Report};
+use cclir_dialect::names::Interned;
 use melior::{
     ir::{operation::OperationLike, Module, OperationRef},
     Context,
 };
 
-/// A single-threaded context with every upstream dialect and ccl (the
-/// root crate compiles the dialect; this crate only links it in tests).
+/// A single-threaded context with every upstream dialect and ccl.
 pub fn context() -> Context {
-    cclir::dialect::create_context(false, false)
+    cclir_dialect::create_context(false, false)
 }
 
 pub fn parse<'c>(context: &'c Context, source: &str) -> Module<'c> {

@@ -8,9 +8,9 @@
 use super::program::*;
 use super::value::{wrap, Val};
 use crate::diagnostics::SourceLoc;
-use crate::mlir::ir::{location_name, source_loc_of};
-use cclir_passes::ir;
-use cclir_passes::names::FunctionKind;
+use cclir_dialect::ffi::locations::{location_name, source_loc_of};
+use cclir_dialect::ir;
+use cclir_dialect::names::FunctionKind;
 use melior::ir::attribute::{ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
@@ -262,12 +262,12 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
         let blocks: Vec<BlockRef<'c, 'a>> = ir::blocks(region).collect();
         for block in &blocks {
             let label = code.new_label();
-            code.block_labels.insert(ir::block_key(*block), label);
+            code.block_labels.insert(ir::BlockKey::of(*block), label);
         }
         // What the caller emits after the region is its own op's code.
         let outer = code.current_site;
         for block in blocks {
-            code.place(code.block_labels[&ir::block_key(block)]);
+            code.place(code.block_labels[&ir::BlockKey::of(block)]);
             for op in ir::ops(block) {
                 code.current_site = self.site(op);
                 self.op(code, op, exit)?;
@@ -667,11 +667,11 @@ impl<'c, 'a> Compiler<'_, 'c, 'a> {
         let params: Vec<Reg> =
             (0..target.argument_count()).map(|i| code.reg(target.argument(i).expect("arg").into())).collect();
         code.moves(params.into_iter().zip(args.iter().copied()).collect());
-        let label = match code.block_labels.get(&ir::block_key(target)) {
+        let label = match code.block_labels.get(&ir::BlockKey::of(target)) {
             Some(label) => *label,
             None => {
                 let label = code.new_label();
-                code.block_labels.insert(ir::block_key(target), label);
+                code.block_labels.insert(ir::BlockKey::of(target), label);
                 label
             }
         };
@@ -779,15 +779,15 @@ struct FunctionCode {
     current_site: SiteId,
     sites_of_code: Vec<SiteId>,
     loops: Vec<LoopSpan>,
-    registers: FxHashMap<usize, Reg>,
+    registers: FxHashMap<ir::ValueKey, Reg>,
     next_reg: u32,
     labels: Vec<Option<usize>>,
-    block_labels: FxHashMap<usize, Label>,
+    block_labels: FxHashMap<ir::BlockKey, Label>,
 }
 
 impl FunctionCode {
     fn reg(&mut self, value: Value<'_, '_>) -> Reg {
-        let key = ir::value_key(value);
+        let key = ir::ValueKey::of(value);
         if let Some(reg) = self.registers.get(&key) {
             return *reg;
         }

@@ -5,7 +5,7 @@
 
 use super::{formula, CalSite, Errors};
 use crate::ir;
-use crate::{names::Interned, ods::CalAllToAllVBlocks};
+use cclir_dialect::{names::Interned, ods::CalAllToAllVBlocks};
 use melior::ir::{operation::OperationLike, ValueLike};
 use rustc_hash::FxHashSet;
 
@@ -13,7 +13,7 @@ use rustc_hash::FxHashSet;
 pub struct Folded {
     pub count: u64,
     /// The constants folding made (checked against `max-blocks` already).
-    pub constants: FxHashSet<usize>,
+    pub constants: FxHashSet<crate::ir::OpKey>,
 }
 
 /// Folds what it can; `sites` keeps the cal ops left over, in order. Sites
@@ -47,7 +47,7 @@ pub fn fold<'c, 'a>(
         );
         ir::replace_all_uses(result, ir::first_result(constant));
         ir::erase(op);
-        folded.constants.insert(crate::ir::op_key(constant));
+        folded.constants.insert(crate::ir::OpKey::of(constant));
         folded.count += 1;
     }
     *sites = kept;

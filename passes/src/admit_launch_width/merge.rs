@@ -16,13 +16,14 @@ use rustc_hash::FxHashMap;
 /// many ops were merged away.
 pub fn merge<'c, 'a>(sites: &mut Vec<CalSite<'c, 'a>>) -> u64 {
     let mut merged = 0;
-    let mut firsts: FxHashMap<(Option<usize>, usize, usize), Vec<usize>> = FxHashMap::default();
+    let mut firsts: FxHashMap<(Option<crate::ir::OpKey>, crate::ir::ValueKey, crate::ir::ValueKey), Vec<usize>> =
+        FxHashMap::default();
     let mut kept: Vec<CalSite<'_, '_>> = Vec::new();
     for site in sites.drain(..) {
         let op = site.cal.operation();
-        let p = crate::ir::value_key(site.cal.p());
-        let l = crate::ir::value_key(site.cal.l());
-        let candidates = firsts.entry((site.function.map(crate::ir::op_key), p, l)).or_default();
+        let p = crate::ir::ValueKey::of(site.cal.p());
+        let l = crate::ir::ValueKey::of(site.cal.l());
+        let candidates = firsts.entry((site.function.map(crate::ir::OpKey::of), p, l)).or_default();
         let first = candidates
             .iter()
             .map(|&index| kept[index].cal.operation())

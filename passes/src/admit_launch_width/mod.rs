@@ -30,9 +30,11 @@ mod tests;
 use crate::{
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
     ir::{is_in_core, symbol_name, walk_nested, Walk},
+    pass_options, pass_statistics,
+};
+use cclir_dialect::{
     names::{self, Interned, Name},
     ods::{AllToAllV, CalAllToAllVBlocks, OpKind},
-    pass_options, pass_statistics,
 };
 use melior::ir::{operation::OperationLike, Location, OperationRef};
 
@@ -60,6 +62,11 @@ pub static INFO: PassInfo = PassInfo {
     argument: ARGUMENT,
     name: "CclAdmitLaunchWidth",
     summary: "Admit the all_to_all_v launch width B = CalAllToAllVBlocks(P, L) once, at the orchestration entry",
+    description: "Decides, once and at compile time where it can, how many blocks a\n\
+        `ccl.all_to_all_v` launches, and rejects widths the runtime could not use.\n\
+        An op-agnostic pass (`passes/src/admit_launch_width/`): every rule looks\n\
+        at one function at a time, so it runs on a module (all its functions, and\n\
+        any cal op outside a function) or on each function alone.",
     // Every rule looks at one function at a time, so the pass runs on a
     // module (every function in it) or on each function alone:
     // `ccl-pipeline` nests it under `func.func`, where MLIR runs it per
@@ -147,18 +154,18 @@ fn in_core_error(function: OperationRef<'_, '_>) -> String {
         "'{}' in InCore function {} (ccl.kind = \"{kind}\"): the launch width is computed once at the \
          orchestration entry and passed in, never recomputed by a kernel",
         CalAllToAllVBlocks::NAME,
-        crate::strings::symbol_ref(name),
+        cclir_dialect::names::symbol_ref(name),
     )
 }
 
 /// The errors of one run, each at its op, with the op's position in the
 /// source (they are reported in source order, whichever rule found them).
 #[derive(Default)]
-struct Errors<'c>(Vec<(crate::ir::SourcePosition, Location<'c>, String)>);
+struct Errors<'c>(Vec<(cclir_dialect::SourceLoc, Location<'c>, String)>);
 
 impl<'c> Errors<'c> {
     fn at(&mut self, op: &OperationRef<'c, '_>, message: impl Into<String>) {
-        self.0.push((crate::ir::source_position(op.location()), op.location(), message.into()));
+        self.0.push((crate::ir::source_loc_of(op.location()), op.location(), message.into()));
     }
 
     fn is_empty(&self) -> bool {

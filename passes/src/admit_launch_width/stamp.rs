@@ -5,7 +5,7 @@
 
 use super::Errors;
 use crate::ir;
-use crate::{names::Interned, ods::AllToAllV};
+use cclir_dialect::{names::Interned, ods::AllToAllV};
 use rustc_hash::FxHashSet;
 
 /// Stamps the launches; returns how many got a new or changed `launch_width`
@@ -15,7 +15,7 @@ use rustc_hash::FxHashSet;
 pub fn stamp<'c, 'a>(
     names: &Interned,
     launches: &[AllToAllV<'c, 'a>],
-    folded: &FxHashSet<usize>,
+    folded: &FxHashSet<crate::ir::OpKey>,
     max_blocks: Option<i128>,
     errors: &mut Errors<'c>,
 ) -> u64 {
@@ -32,7 +32,7 @@ pub fn stamp<'c, 'a>(
             errors.at(&launch, format!("admitted launch width {b} does not fit in i64"));
             continue;
         };
-        let from_fold = crate::ir::defining_op(blocks).is_some_and(|def| folded.contains(&crate::ir::op_key(def)));
+        let from_fold = crate::ir::defining_op(blocks).is_some_and(|def| folded.contains(&crate::ir::OpKey::of(def)));
         if let (Some(n), false) = (max_blocks, from_fold) {
             if b > n {
                 errors.at(&launch, format!("admitted launch width {b} exceeds max-blocks={n}"));

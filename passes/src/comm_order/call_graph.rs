@@ -14,7 +14,7 @@
 //! the components asked about only.
 
 use super::model::Module;
-use crate::names::FunctionKind;
+use cclir_dialect::names::FunctionKind;
 use petgraph::{
     algo::kosaraju_scc,
     graph::{DiGraph, NodeIndex},

@@ -6,23 +6,22 @@
 //! Everything else (arith, index, math, loads from plain memrefs, ...) is
 //! dropped while lowering, and a control-flow op whose regions hold nothing
 //! that matters is dropped too, so the analyses run on a tree that is often
-//! much smaller than the IR. The tree holds raw op handles only to locate
-//! diagnostics and rewrites; the analyses themselves are pure Rust and
-//! tests drive them without MLIR.
+//! much smaller than the IR. The tree names its ops by key ([`OpKey`]),
+//! an identity that never turns back into a reference: a pass that needs
+//! the op again (to place a marker, to locate a diagnostic) finds it in
+//! the IR it holds ([`function_ops`], [`find_ops`]). The analyses
+//! themselves are pure Rust and tests drive them without MLIR.
 
 use super::trip_guard;
 use crate::{
     framework::PassContext,
-    ir,
-    names::{FunctionKind, Interned, Name},
+    ir::{self, BlockKey, Exclusive, TypeKey, ValueKey},
 };
-use melior::ir::{
-    operation::OperationLike, r#type::TypeLike, BlockLike, BlockRef, OperationRef, RegionLike, RegionRef, Value,
-};
-use rustc_hash::FxHashMap;
+use cclir_dialect::names::{FunctionKind, Interned, Name};
+use melior::ir::{operation::OperationLike, BlockLike, BlockRef, Location, OperationRef, RegionLike, RegionRef, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
 
-/// A raw `MlirOperation` pointer, valid while the module is.
-pub type OpHandle = usize;
+pub use crate::ir::OpKey;
 
 /// The window of a local publish or region invalidate: the SSA value's
 /// identity, numbered per function in order of appearance.
@@ -61,7 +60,7 @@ pub enum EventKind {
 /// stable identity and the order diagnostics are sorted by) and its meaning.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {
-    pub op: OpHandle,
+    pub op: OpKey,
     pub order: u32,
     pub kind: EventKind,
 }
@@ -145,7 +144,7 @@ pub enum Node {
 #[derive(Clone, Debug)]
 pub struct Function {
     pub name: String,
-    pub op: OpHandle,
+    pub op: OpKey,
     pub kind: FunctionKind,
     pub builtin_template: bool,
     /// `None` for a declaration.
@@ -178,8 +177,9 @@ impl Module {
 
 /// A function whose `ccl.kind` is not one the dialect lists.
 #[derive(Clone, Debug)]
-pub struct BadKind {
-    pub op: OpHandle,
+pub struct BadKind<'c> {
+    /// The function's location.
+    pub location: Location<'c>,
     pub message: String,
 }
 
@@ -207,19 +207,14 @@ impl Bodies {
 
 /// Lowers the top-level `func.func`s of `module`; the unknown kinds, all
 /// of them in module order, when there are any.
-pub fn lower_module(module: OperationRef<'_, '_>, bodies: Bodies) -> Result<Module, Vec<BadKind>> {
+pub fn lower_module<'c>(module: OperationRef<'c, '_>, bodies: Bodies) -> Result<Module, Vec<BadKind<'c>>> {
     let names = Interned::new(ir::context_of(module));
     let mut functions = Vec::new();
     let mut bad = Vec::new();
-    for block in ir::regions(module).flat_map(ir::blocks) {
-        for op in ir::ops(block) {
-            if Name::of(op) != names.func {
-                continue;
-            }
-            match ir::function_kind(op) {
-                Ok(kind) => functions.push((op, kind)),
-                Err(unknown) => bad.push(BadKind { op: ir::op_key(op), message: unknown.to_string() }),
-            }
+    for op in function_ops(module, &names) {
+        match ir::function_kind(op) {
+            Ok(kind) => functions.push((op, kind)),
+            Err(unknown) => bad.push(BadKind { location: op.location(), message: unknown.to_string() }),
         }
     }
     if !bad.is_empty() {
@@ -239,18 +234,28 @@ pub fn lower_module(module: OperationRef<'_, '_>, bodies: Bodies) -> Result<Modu
     Ok(out)
 }
 
+/// The top-level `func.func`s of `module`, in module order: the functions
+/// of its model ([`Module::functions`]), index for index.
+pub fn function_ops<'c, 'a>(module: OperationRef<'c, 'a>, names: &Interned) -> Vec<OperationRef<'c, 'a>> {
+    ir::regions(module).flat_map(ir::blocks).flat_map(ir::ops).filter(|op| Name::of(*op) == names.func).collect()
+}
+
 /// As [`lower_module`], with the bodies lowered one function per task on
 /// the thread pool of `cx` (the same model: a body's lowering reads only its
 /// function). The serial part is the walk over the module's top level.
-pub fn lower_module_in_parallel(
-    module: OperationRef<'_, '_>,
+pub fn lower_module_in_parallel<'c>(
+    module: OperationRef<'c, '_>,
     bodies: Bodies,
     cx: &PassContext<'_>,
-) -> Result<Module, Vec<BadKind>> {
+) -> Result<Module, Vec<BadKind<'c>>> {
     let mut out = lower_module(module, Bodies::None)?;
     let names = Interned::new(ir::context_of(module));
+    let functions = function_ops(module, &names);
     let wanted: Vec<usize> = (0..out.functions.len()).filter(|&f| bodies.wants(out.functions[f].kind)).collect();
-    let lowered = cx.parallel_map(wanted.len(), |task| lower_body(&out, wanted[task], &names));
+    let tasks = Exclusive::new(wanted.iter().map(|&f| functions[f]).collect());
+    let lowered = cx.parallel_map(wanted.len(), |task| {
+        lower_body(&out, wanted[task], tasks.take(task).expect("one task per function"), &names)
+    });
     for (index, body) in wanted.into_iter().zip(lowered) {
         out.functions[index] = body;
     }
@@ -258,12 +263,14 @@ pub fn lower_module_in_parallel(
 }
 
 /// Lowers the body of function `index` of a module lowered without it
-/// (`Bodies::NotInCore` or `Bodies::None`). It reads only that function,
-/// so the functions of a module can be lowered one per task, on any thread.
-pub fn lower_body(module: &Module, index: usize, names: &Interned) -> Function {
+/// (`Bodies::NotInCore` or `Bodies::None`); `func` is that function's op.
+/// It reads only that function, so the functions of a module can be
+/// lowered one per task, on any thread.
+pub fn lower_body(module: &Module, index: usize, func: OperationRef<'_, '_>, names: &Interned) -> Function {
     let function = &module.functions[index];
+    debug_assert_eq!(OpKey::of(func), function.op, "the op of function {index}");
     let mut window_types = FxHashMap::default();
-    Lowerer::function(op_ref(function.op), function.kind, true, names, &module.by_name, &mut window_types)
+    Lowerer::function(func, function.kind, true, names, &module.by_name, &mut window_types)
 }
 
 struct Lowerer<'t> {
@@ -271,9 +278,9 @@ struct Lowerer<'t> {
     by_name: &'t FxHashMap<String, usize>,
     order: u32,
     regions: u32,
-    windows: FxHashMap<usize, WindowId>,
+    windows: FxHashMap<ValueKey, WindowId>,
     /// Memo: is a memref type (by its uniqued pointer) window-bound?
-    window_types: &'t mut FxHashMap<usize, bool>,
+    window_types: &'t mut FxHashMap<TypeKey, bool>,
     /// The nodes of the blocks being lowered, innermost block last.
     scratch: Vec<Node>,
     /// Every callee named so far, in walk order.
@@ -287,7 +294,7 @@ impl<'t> Lowerer<'t> {
         lower: bool,
         names: &'t Interned,
         by_name: &'t FxHashMap<String, usize>,
-        window_types: &'t mut FxHashMap<usize, bool>,
+        window_types: &'t mut FxHashMap<TypeKey, bool>,
     ) -> Function {
         let mut lowerer = Lowerer {
             names,
@@ -308,9 +315,9 @@ impl<'t> Lowerer<'t> {
         callees.dedup();
         Function {
             name: ir::symbol_name(func).unwrap_or_default().to_string(),
-            op: ir::op_key(func),
+            op: OpKey::of(func),
             kind,
-            builtin_template: func.has_attribute(crate::names::ATTR_BUILTIN_TEMPLATE_DIR),
+            builtin_template: func.has_attribute(cclir_dialect::names::ATTR_BUILTIN_TEMPLATE_DIR),
             body,
             region_count: lowerer.regions,
             window_count: lowerer.windows.len() as u32,
@@ -332,13 +339,13 @@ impl<'t> Lowerer<'t> {
         }
         let refs: Vec<BlockRef<'_, '_>> = ir::blocks(region).collect();
         // A successor outside the region cannot be (the verifier rejects it).
-        let index: FxHashMap<usize, u32> =
-            refs.iter().enumerate().map(|(i, block)| (ir::block_key(*block), i as u32)).collect();
+        let index: FxHashMap<BlockKey, u32> =
+            refs.iter().enumerate().map(|(i, block)| (BlockKey::of(*block), i as u32)).collect();
         let blocks = refs
             .iter()
             .map(|block| {
                 let nodes = self.nodes(*block);
-                let successors = ir::successor_keys(*block).iter().filter_map(|key| index.get(key).copied()).collect();
+                let successors = ir::successors(*block).iter().filter_map(|key| index.get(key).copied()).collect();
                 Block { nodes, successors }
             })
             .collect();
@@ -378,25 +385,24 @@ impl<'t> Lowerer<'t> {
     fn window_of(&mut self, value: Value<'_, '_>) -> Option<WindowId> {
         let ty = melior::ir::ValueLike::r#type(&value);
         let names = self.names;
-        let bound =
-            *self.window_types.entry(ty.to_raw().ptr as usize).or_insert_with(|| ir::is_window_bound(names, value));
+        let bound = *self.window_types.entry(TypeKey::of(ty)).or_insert_with(|| ir::is_window_bound(names, value));
         bound.then(|| self.window_id(value))
     }
 
     fn window_id(&mut self, value: Value<'_, '_>) -> WindowId {
         let next = self.windows.len() as WindowId;
-        *self.windows.entry(ir::value_key(value)).or_insert(next)
+        *self.windows.entry(ValueKey::of(value)).or_insert(next)
     }
 
     fn op(&mut self, op: OperationRef<'_, '_>) -> Option<Node> {
         let order = self.order;
         self.order += 1;
         let name = Name::of(op);
-        let event = |kind| Some(Node::Event(Event { op: ir::op_key(op), order, kind }));
+        let event = |kind| Some(Node::Event(Event { op: OpKey::of(op), order, kind }));
         let names = self.names;
         if let Some(kind) = names.kind(name) {
-            let view = crate::ods::CclOp::view(kind, op)?;
-            use crate::ods::CclOp as C;
+            let view = cclir_dialect::ods::CclOp::view(kind, op)?;
+            use cclir_dialect::ods::CclOp as C;
             return match view {
                 C::TileStore(store) => event(EventKind::Store { window: self.window_of(store.dst()) }),
                 C::TensorWrite(write) => event(EventKind::Store { window: self.window_of(write.dst()) }),
@@ -457,8 +463,17 @@ impl<'t> Lowerer<'t> {
     }
 }
 
-/// Rebuilds an op reference from a handle (the module must be alive and
-/// unchanged since lowering).
-pub fn op_ref<'c, 'a>(handle: OpHandle) -> OperationRef<'c, 'a> {
-    ir::op_at(handle)
+/// The ops of `keys` among the ops nested in `root` (found by one walk, so
+/// only ops alive in `root` are found).
+pub fn find_ops<'c, 'a>(root: OperationRef<'c, 'a>, keys: &[OpKey]) -> FxHashMap<OpKey, OperationRef<'c, 'a>> {
+    let wanted: FxHashSet<OpKey> = keys.iter().copied().collect();
+    let mut found = FxHashMap::default();
+    ir::walk_nested(root, |op| {
+        let key = OpKey::of(op);
+        if wanted.contains(&key) {
+            found.insert(key, op);
+        }
+        ir::Walk::Advance
+    });
+    found
 }

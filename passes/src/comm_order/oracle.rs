@@ -7,7 +7,7 @@
 //! the fast scan.
 
 use super::model::{Block, EventKind, LoopKind, Module, Node, Region};
-use crate::names::FunctionKind;
+use cclir_dialect::names::FunctionKind;
 use std::collections::BTreeSet;
 
 /// What Phase B finds in a module.

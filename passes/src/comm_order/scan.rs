@@ -36,18 +36,18 @@
 //! each function and one of those calls (the least fixpoint of the
 //! function-by-function rounds it replaces, which cost a round per hop
 //! around a cycle of wrappers: quadratic).
-use super::model::{Event, EventKind, Function, LoopKind, Module, Node, OpHandle, Region};
-use crate::names::FunctionKind;
+use super::model::{Event, EventKind, Function, LoopKind, Module, Node, OpKey, Region};
+use cclir_dialect::names::FunctionKind;
 
 /// The flag: `Some(publish)` once a publish happened on some path.
-pub type Seen = Option<OpHandle>;
+pub type Seen = Option<OpKey>;
 
 /// What a scan reports: a call-like `call` in `caller`, met while `seen`
 /// holds `publish`, naming `callee` (a function of the module, or none).
 /// The same call may be reported more than once (a rescan); consumers keep
 /// sets.
 pub trait Launches {
-    fn launch(&mut self, caller: usize, call: &Event, callee: Option<usize>, publish: OpHandle);
+    fn launch(&mut self, caller: usize, call: &Event, callee: Option<usize>, publish: OpKey);
 }
 
 /// What a scan of the module did.

@@ -10,9 +10,9 @@ use super::{
 };
 use crate::{
     insert_comm_fence::prologue::{self, Marked},
-    names,
     test_support::{context, parse},
 };
+use cclir_dialect::names;
 
 /// The Phase B outcome on `source`, and the model it ran on.
 fn mark(source: &str) -> (Marked, Module) {
@@ -338,7 +338,7 @@ fn many_calls_of_one_wrapper_resolve_it_once() {
 fn agrees_with_oracle(source: &str) -> oracle::PhaseB {
     struct Collect(std::collections::BTreeSet<(usize, u32, Option<usize>)>);
     impl scan::Launches for Collect {
-        fn launch(&mut self, caller: usize, call: &model::Event, callee: Option<usize>, _: model::OpHandle) {
+        fn launch(&mut self, caller: usize, call: &model::Event, callee: Option<usize>, _: model::OpKey) {
             self.0.insert((caller, call.order, callee));
         }
     }

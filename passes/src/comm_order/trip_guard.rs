@@ -12,10 +12,8 @@
 //! that the checker does not follow the impossible path "the body ran, then
 //! the guard's else-branch".
 
-use crate::{
-    ir,
-    names::{Interned, Name},
-};
+use crate::ir;
+use cclir_dialect::names::{Interned, Name};
 use melior::{
     dialect::{arith, scf},
     ir::{operation::OperationLike, Block, BlockLike, BlockRef, OperationRef, Region, RegionLike},
@@ -44,8 +42,8 @@ pub fn is_trip_guard(names: &Interned, guard: OperationRef<'_, '_>, scf_for: Ope
     }
     let expected = if is_unsigned(scf_for) { ULT } else { SLT };
     ir::i64_attr(compare, "predicate") == Some(expected)
-        && ir::value_key(ir::operand(compare, 0)) == ir::value_key(ir::operand(scf_for, 0))
-        && ir::value_key(ir::operand(compare, 1)) == ir::value_key(ir::operand(scf_for, 1))
+        && ir::ValueKey::of(ir::operand(compare, 0)) == ir::ValueKey::of(ir::operand(scf_for, 0))
+        && ir::ValueKey::of(ir::operand(compare, 1)) == ir::ValueKey::of(ir::operand(scf_for, 1))
 }
 
 /// Puts the trip guard of `scf_for` right after it (the comparison, then

@@ -10,10 +10,8 @@ use super::{
     purity::{Classifier, Memo, Purity},
     InsertStatistics,
 };
-use crate::{
-    comm_order::model::OpHandle,
-    framework::PassContext,
-    ir,
+use crate::{framework::PassContext, ir};
+use cclir_dialect::{
     names::{Interned, Name},
     ods::{CclOp, OpKind},
 };
@@ -155,14 +153,19 @@ thread_local! {
     static MEMO: std::cell::RefCell<Memo> = std::cell::RefCell::new(Memo::default());
 }
 
-/// Phase A on the InCore functions `kernels` (by address: a task rebuilds
-/// its function's reference on the thread it runs on, as melior's
-/// references are not `Send`), one task per function on MLIR's thread
-/// pool; returns how many marker ops it inserted.
-pub fn run_phase_a(names: &Interned, kernels: &[OpHandle], cx: &PassContext<'_>, stats: &InsertStatistics) -> u64 {
+/// Phase A on the InCore functions `kernels`, one task per function on
+/// MLIR's thread pool (each task has its function to itself); returns how
+/// many marker ops it inserted.
+pub fn run_phase_a(
+    names: &Interned,
+    kernels: Vec<OperationRef<'_, '_>>,
+    cx: &PassContext<'_>,
+    stats: &InsertStatistics,
+) -> u64 {
     let total = std::sync::atomic::AtomicU64::new(0);
-    cx.parallel_for(kernels.len(), &|index| {
-        let inserted = insert_markers(ir::op_at(kernels[index]), names);
+    let tasks = ir::Exclusive::new(kernels);
+    cx.parallel_for(tasks.len(), &|index| {
+        let inserted = insert_markers(tasks.take(index).expect("one task per kernel"), names);
         stats.region_invalidates.add(inserted.region_invalidates);
         stats.whole_invalidates.add(inserted.whole_invalidates);
         stats.fences.add(inserted.fences);

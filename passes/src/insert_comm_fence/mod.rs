@@ -33,9 +33,9 @@ mod tests;
 use crate::{
     comm_order::model::{self, Bodies, Module},
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
-    names::{FunctionKind, Interned},
     pass_statistics,
 };
+use cclir_dialect::names::{FunctionKind, Interned};
 use melior::ir::OperationRef;
 
 pass_statistics! {
@@ -55,6 +55,13 @@ pub static INFO: PassInfo = PassInfo {
     argument: "ccl-insert-comm-fence",
     name: "CclInsertCommFence",
     summary: "Insert cache-invalidate and fence markers for data-before-signal ordering",
+    description: "The hardware this IR targets promises \"data before signal\" only if the\n\
+        program says so: a peer that sees a signal must also see the data written\n\
+        before it, and a kernel that consumes data a peer or a collective delivered\n\
+        must not read stale cache lines. Nothing checks this at build time; a missing\n\
+        marker is a silent race. This pass writes the markers. It runs last in a\n\
+        pipeline, is idempotent (a second run prints byte-identical IR), and changes\n\
+        only InCore functions (`ccl.kind` = `incore`, `aic`, `aiv`).",
     anchor: Anchor::Module,
     dependent_dialects: &["ccl"],
     options: &[],
@@ -102,10 +109,11 @@ impl InsertCommFence {
     ) -> Result<bool, PassFailed> {
         // Unknown kinds are reported first, all of them, in module order.
         let model = lower_reporting_unknown_kinds(program, cx)?;
-        let kernels: Vec<_> = model.functions.iter().filter(|f| f.kind == FunctionKind::InCore).map(|f| f.op).collect();
-        let inserted = kernel::run_phase_a(names, &kernels, cx, &self.stats);
+        let functions = model::function_ops(program, names);
+        let kernels = model.functions.iter().zip(&functions).filter(|(f, _)| f.kind == FunctionKind::InCore);
+        let inserted = kernel::run_phase_a(names, kernels.map(|(_, op)| *op).collect(), cx, &self.stats);
         let outcome = prologue::mark(&model);
-        let prologues = prologue::insert(names, &model, &outcome.marked);
+        let prologues = prologue::insert(names, &functions, &outcome.marked);
         self.stats.kernels_marked.add(outcome.marked.len() as u64);
         self.stats.prologues.add(prologues);
         self.stats.loops_rescanned.add(outcome.scan.rescans);
@@ -119,7 +127,7 @@ impl InsertCommFence {
 fn lower_reporting_unknown_kinds(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<Module, PassFailed> {
     model::lower_module_in_parallel(module, Bodies::NotInCore, cx).map_err(|bad| {
         for kind in bad {
-            cx.report(Report::error_at(model::op_ref(kind.op), kind.message));
+            cx.report(Report::error(kind.location, kind.message));
         }
         PassFailed
     })

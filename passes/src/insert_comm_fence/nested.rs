@@ -17,12 +17,11 @@
 
 use super::{kernel, prologue};
 use crate::{
-    comm_order::model::OpHandle,
+    comm_order::model::OpKey,
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
-    ir,
-    names::{FunctionKind, Interned},
-    pass_statistics,
+    ir, pass_statistics,
 };
+use cclir_dialect::names::{FunctionKind, Interned};
 use melior::ir::OperationRef;
 use rustc_hash::FxHashSet;
 
@@ -30,7 +29,7 @@ use rustc_hash::FxHashSet;
 /// prologue, by operation.
 #[derive(Clone, Debug, Default)]
 pub struct PostCollectiveKernels {
-    pub marked: FxHashSet<OpHandle>,
+    pub marked: FxHashSet<OpKey>,
 }
 
 pass_statistics! {
@@ -47,6 +46,11 @@ pub static FIND_INFO: PassInfo = PassInfo {
     name: "CclFindPostCollectiveKernels",
     summary:
         "Find the kernels launched after a collective (Phase B of ccl-insert-comm-fence), for ccl-insert-kernel-fence",
+    description: "Phase B of `ccl-insert-comm-fence` alone, as a module pass that changes\n\
+        nothing: it finds the InCore kernels launched after a collective (which need\n\
+        the prologue) and caches them on the module as an analysis, for\n\
+        `ccl-insert-kernel-fence` to read. `ccl-pipeline` runs the two in place of\n\
+        `ccl-insert-comm-fence`; see docs/passes/insert-comm-fence.md.",
     anchor: Anchor::Module,
     dependent_dialects: &[],
     options: &[],
@@ -103,6 +107,11 @@ pub static KERNEL_INFO: PassInfo = PassInfo {
     argument: "ccl-insert-kernel-fence",
     name: "CclInsertKernelFence",
     summary: "Insert the markers of ccl-insert-comm-fence into one function: Phase A, and the prologue where ccl-find-post-collective-kernels marked it",
+    description: "The insertions of `ccl-insert-comm-fence` in one function, as a function\n\
+        pass: Phase A's markers, and the prologue where\n\
+        `ccl-find-post-collective-kernels` marked the kernel. It refuses to run when\n\
+        that scan's analysis is gone (a pass changed the module in between), rather\n\
+        than leave prologues out; see docs/passes/insert-comm-fence.md.",
     anchor: Anchor::Function,
     dependent_dialects: &["ccl"],
     options: &[],
@@ -142,7 +151,7 @@ impl CclPass for InsertKernelFence {
         self.stats.region_invalidates.add(inserted.region_invalidates);
         self.stats.whole_invalidates.add(inserted.whole_invalidates);
         self.stats.fences.add(inserted.fences);
-        let prologue = found.marked.contains(&ir::op_key(func)) && prologue::insert_into(names, func);
+        let prologue = found.marked.contains(&OpKey::of(func)) && prologue::insert_into(names, func);
         self.stats.prologues.add(prologue as u64);
         if inserted.ops() == 0 && !prologue {
             cx.preserve_all();

@@ -7,12 +7,12 @@
 use crate::{
     comm_order::{
         call_graph::CallGraph,
-        model::{self, Event, Module, OpHandle},
+        model::{Event, Module, OpKey},
         scan::{scan_module, Launches, ScanStats},
     },
     ir,
-    names::{FunctionKind, Interned},
 };
+use cclir_dialect::names::{FunctionKind, Interned};
 use melior::ir::OperationRef;
 
 /// What the scan found.
@@ -34,7 +34,7 @@ struct Marker<'m> {
 }
 
 impl Launches for Marker<'_> {
-    fn launch(&mut self, _caller: usize, _call: &Event, callee: Option<usize>, _publish: OpHandle) {
+    fn launch(&mut self, _caller: usize, _call: &Event, callee: Option<usize>, _publish: OpKey) {
         let Some(callee) = callee else { return };
         match self.module.functions[callee].kind {
             FunctionKind::InCore => self.marked[callee] = true,
@@ -61,8 +61,10 @@ pub fn mark(module: &Module) -> Marked {
 
 /// Puts the prologue into each marked kernel whose first two ops are not
 /// already the prologue (a declaration gets nothing); returns how many.
-pub fn insert(names: &Interned, module: &Module, marked: &[usize]) -> u64 {
-    marked.iter().filter(|&&f| insert_into(names, model::op_ref(module.functions[f].op))).count() as u64
+/// `functions` are the module's function ops, index for index with its
+/// model.
+pub fn insert(names: &Interned, functions: &[OperationRef<'_, '_>], marked: &[usize]) -> u64 {
+    marked.iter().filter(|&&f| insert_into(names, functions[f])).count() as u64
 }
 
 /// Puts the prologue into kernel `func` unless its first two ops are the

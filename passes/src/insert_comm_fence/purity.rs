@@ -5,13 +5,14 @@
 //! of a function, outermost first, costs time linear in the function's size
 //! however deeply the loops nest.
 
-use crate::{
-    ir,
-    names::{Interned, Name},
+use crate::ir;
+use cclir_dialect::{
+    names::{has_side_effect_free_name, Interned, Name},
     ods::OpKind,
 };
 use melior::ir::{operation::OperationLike, BlockRef, OperationRef, RegionRef, Value};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 /// The class of an op, block or region. The order is the join order: a
 /// block's class is the maximum of its ops' classes.
@@ -37,14 +38,11 @@ impl Purity {
 #[derive(Default)]
 pub struct Memo {
     /// Classes of region-bearing ops (others are classified in O(1)).
-    classes: FxHashMap<usize, Purity>,
+    classes: FxHashMap<ir::OpKey, Purity>,
     /// `reads_memory` per value.
-    reads: FxHashMap<usize, bool>,
+    reads: FxHashMap<ir::ValueKey, bool>,
     /// Per region-bearing op: whether a value used inside it reads memory.
-    uses_read: FxHashMap<usize, bool>,
-    /// The work stack of `reads_memory`: (value address, operands
-    /// expanded?); addresses, so a step holding a memo stays `Send`.
-    stack: Vec<(usize, bool)>,
+    uses_read: FxHashMap<ir::OpKey, bool>,
 }
 
 /// Memoised classification of one function's ops.
@@ -76,7 +74,7 @@ impl<'n> Classifier<'n> {
         if !(names.is_loop(name) || name == names.scf_if) {
             return if ir::is_side_effect_free(op) { Purity::Pure } else { Purity::NotPure };
         }
-        if let Some(class) = self.memo.classes.get(&ir::op_key(op)) {
+        if let Some(class) = self.memo.classes.get(&ir::OpKey::of(op)) {
             return *class;
         }
         let class = if name == names.scf_if {
@@ -113,7 +111,7 @@ impl<'n> Classifier<'n> {
                 self.regions_class(op)
             }
         };
-        self.memo.classes.insert(ir::op_key(op), class);
+        self.memo.classes.insert(ir::OpKey::of(op), class);
         class
     }
 
@@ -140,15 +138,15 @@ impl<'n> Classifier<'n> {
     /// chain of arith ops cannot exhaust the stack) and memoised (a DAG of
     /// shared operands is walked once).
     pub fn reads_memory(&mut self, value: Value<'_, '_>) -> bool {
-        let root = ir::value_key(value);
+        let root = ir::ValueKey::of(value);
         if let Some(known) = self.memo.reads.get(&root) {
             return *known;
         }
-        let mut stack = std::mem::take(&mut self.memo.stack);
-        stack.push((root, false));
-        while let Some((address, expanded)) = stack.pop() {
-            let current = ir::value_at(address);
-            let key = ir::value_key(current);
+        // (value, operands expanded?); most chains are short.
+        let mut stack: SmallVec<[(Value<'_, '_>, bool); 32]> = SmallVec::new();
+        stack.push((value, false));
+        while let Some((current, expanded)) = stack.pop() {
+            let key = ir::ValueKey::of(current);
             if self.memo.reads.contains_key(&key) {
                 continue;
             }
@@ -161,25 +159,24 @@ impl<'n> Classifier<'n> {
                 self.memo.reads.insert(key, true);
                 continue;
             }
-            if !name.is_side_effect_free() {
+            if !has_side_effect_free_name(def) {
                 self.memo.reads.insert(key, false);
                 continue;
             }
             if expanded {
                 let any = def
                     .operands()
-                    .any(|operand| self.memo.reads.get(&ir::value_key(operand)).copied().unwrap_or(false));
+                    .any(|operand| self.memo.reads.get(&ir::ValueKey::of(operand)).copied().unwrap_or(false));
                 self.memo.reads.insert(key, any);
                 continue;
             }
-            stack.push((address, true));
+            stack.push((current, true));
             for operand in def.operands() {
-                if !self.memo.reads.contains_key(&ir::value_key(operand)) {
-                    stack.push((ir::value_key(operand), false));
+                if !self.memo.reads.contains_key(&ir::ValueKey::of(operand)) {
+                    stack.push((operand, false));
                 }
             }
         }
-        self.memo.stack = stack;
         self.memo.reads[&root]
     }
 
@@ -203,7 +200,7 @@ impl<'n> Classifier<'n> {
         if self.names.is(Name::of(op), OpKind::Read) {
             return true;
         }
-        if let Some(known) = self.memo.uses_read.get(&ir::op_key(op)) {
+        if let Some(known) = self.memo.uses_read.get(&ir::OpKey::of(op)) {
             return *known;
         }
         let operands_read = self.any_reads(op, 0..op.operand_count());
@@ -217,7 +214,7 @@ impl<'n> Classifier<'n> {
             }
         }
         let result = operands_read || inner;
-        self.memo.uses_read.insert(ir::op_key(op), result);
+        self.memo.uses_read.insert(ir::OpKey::of(op), result);
         result
     }
 }

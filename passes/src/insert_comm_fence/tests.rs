@@ -7,9 +7,9 @@ use super::{
 };
 use crate::{
     ir,
-    names::Name,
     test_support::{context, function, interned, parse},
 };
+use cclir_dialect::names::Name;
 use melior::ir::{block::BlockLike, operation::OperationLike, Module};
 
 /// The classes of the loops directly in `name`'s body, in order.

@@ -6,11 +6,11 @@
 
 use super::{
     protocol::{NamedStep, Step},
+    views::{self, Extent},
     Signature, ARGUMENT,
 };
-use crate::{
-    admit_launch_width::lanes::LaneMap,
-    ir::{self, Extent},
+use crate::{admit_launch_width::lanes::LaneMap, ir};
+use cclir_dialect::{
     names,
     ods::{self, NotifyKind, WaitCmp},
 };
@@ -189,7 +189,7 @@ fn flat<'c, 'a>(at: Emitter<'c, 'a>, buffer: Value<'c, 'a>, signature: &Signatur
     let total: i64 = signature.data_shape.iter().product();
     let ty =
         melior::ir::r#type::MemRefType::new(signature.element, &[total], None, signature.data_space(buffer)).into();
-    at.value(ir::collapse_all(at.location, buffer, ty))
+    at.value(views::collapse_all(at.location, buffer, ty))
 }
 
 fn emit_step<'c, 'a>(at: Emitter<'c, 'a>, k: &Kernel<'c, 'a>, step: Step) {
@@ -212,7 +212,7 @@ fn emit_step<'c, 'a>(at: Emitter<'c, 'a>, k: &Kernel<'c, 'a>, step: Step) {
         Step::Snapshot => for_each_owned_peer(at, k, true, |at, peer, _lane| {
             let signature = k.signature;
             let count_type = strided(signature.count_element, &[1], &[1], signature.counts_space);
-            let theirs = at.value(ir::subview(
+            let theirs = at.value(views::subview(
                 at.location,
                 k.send_counts,
                 &[Extent::Dynamic(k.me)],
@@ -262,7 +262,7 @@ fn emit_step<'c, 'a>(at: Emitter<'c, 'a>, k: &Kernel<'c, 'a>, step: Step) {
                 // `size` elements of a flattened buffer from `start`.
                 let slice = |flat, start, buffer| {
                     let ty = strided(signature.element, &[ir::dynamic_extent()], &[1], signature.data_space(buffer));
-                    at.value(ir::subview(at.location, flat, &[Extent::Dynamic(start)], &[Extent::Dynamic(size)], ty))
+                    at.value(views::subview(at.location, flat, &[Extent::Dynamic(start)], &[Extent::Dynamic(size)], ty))
                 };
                 let source = slice(k.send_flat, from, k.send);
                 let target = slice(k.recv_flat, to, k.recv);
@@ -285,7 +285,7 @@ fn signal_cell<'c, 'a>(
 ) -> Value<'c, 'a> {
     let signature = k.signature;
     let ty = strided(signature.signal_element, &[1, 1], &[signature.signal_stride, 1], signature.signal_space);
-    at.value(ir::subview(
+    at.value(views::subview(
         at.location,
         k.signal,
         &[Extent::Dynamic(row), Extent::Dynamic(column)],

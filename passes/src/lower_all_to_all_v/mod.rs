@@ -14,19 +14,22 @@
 
 pub mod kernel;
 pub mod protocol;
+pub mod views;
 
 use crate::{
     admit_launch_width::lanes::{LaneError, LaneMap},
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
-    ir, names,
+    ir, pass_options, pass_statistics,
+};
+use cclir_dialect::{
+    names,
     names::{Interned, Name},
     ods::{AllToAllV, OpKind},
-    pass_options, pass_statistics,
 };
 use melior::{
     dialect::func,
     ir::{
-        attribute::{ArrayAttribute, AttributeLike, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute},
+        attribute::{ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute},
         block::BlockLike,
         operation::{OperationLike, OperationMutLike},
         r#type::{IntegerType, TypeLike},
@@ -58,6 +61,11 @@ pub static INFO: PassInfo = PassInfo {
     argument: ARGUMENT,
     name: "CclLowerAllToAllV",
     summary: "Lower each admitted ccl.all_to_all_v to a call of a synthesized kernel that snapshots the peer counts after the start barrier",
+    description: "Turns each admitted `ccl.all_to_all_v` into a `func.call` of a kernel the\n\
+        pass synthesizes: the collective as the device code that runs it, with the\n\
+        peers' counts read once, right after the start barrier, and kept locally.\n\
+        A module pass (`passes/src/lower_all_to_all_v/`); it places no markers:\n\
+        `ccl-insert-comm-fence` places them and `ccl-verify-comm-order` proves them.",
     anchor: Anchor::Module,
     dependent_dialects: &["arith", "ccl", "func", "memref", "scf"],
     options: LowerOptions::SPECS,
@@ -179,7 +187,7 @@ fn signature<'c>(names: &Interned, op: AllToAllV<'c, '_>) -> Result<Signature<'c
             op.recv_counts().r#type()
         ));
     }
-    if !counts.2.is_some_and(|space| names.is_window_space(space.to_raw())) {
+    if !counts.2.is_some_and(|space| names.is_window_space(space)) {
         return Err(format!("'{name}' send_counts must be window-bound: peers read it remotely"));
     }
     if ranks == 0 {
@@ -204,7 +212,7 @@ fn signature<'c>(names: &Interned, op: AllToAllV<'c, '_>) -> Result<Signature<'c
         return Err(format!("'{name}' recv has {rows} rows, not a multiple of the {ranks} ranks"));
     }
     let signal_i32 = IntegerType::try_from(signal_parts.1).is_ok_and(|int| int.width() == 32 && int.is_signless());
-    let signal_window = signal_parts.2.is_some_and(|space| names.is_window_space(space.to_raw()));
+    let signal_window = signal_parts.2.is_some_and(|space| names.is_window_space(space));
     let (signal_rows, stride) = match signal_parts.0.as_slice() {
         [rows, columns] if signal_i32 && signal_window => (*rows, *columns),
         _ => return Err(format!("'{name}' signal must be memref<P x S x i32, #ccl.window>, got {}", signal.r#type())),
@@ -271,10 +279,11 @@ impl CclPass for Lower {
         }
         let protocol = if self.options.late_snapshot { protocol::LATE_SNAPSHOT } else { protocol::PROTOCOL };
         let context = ir::context_of(module);
-        let mut tables: FxHashMap<usize, Kernels> = FxHashMap::default();
+        let mut tables: FxHashMap<ir::OpKey, Kernels> = FxHashMap::default();
         for (launch, signature, table) in lowerings {
             let op = launch.operation();
-            let kernels = tables.entry(ir::op_key(table)).or_insert_with(|| Kernels::of_table(table, &names, protocol));
+            let kernels =
+                tables.entry(ir::OpKey::of(table)).or_insert_with(|| Kernels::of_table(table, &names, protocol));
             let (name, created) = kernels.get(context, table, &signature, protocol, op.location());
             if created {
                 self.stats.created.add(1);

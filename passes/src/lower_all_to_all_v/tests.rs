@@ -1,7 +1,7 @@
 //! What lit cannot see: the order of the steps in the built kernel read
 //! from the ops' named locations (not from printed text), the count bound
-//! of each count type, what a run declares changed, and that the doc's step
-//! tables are the protocols.
+//! of each count type, and what a run declares changed. (That the page's
+//! step tables are the protocols is tests/pass_docs.rs's.)
 
 use super::{count_max, protocol, LowerStatistics, INFO};
 use crate::{
@@ -115,97 +115,4 @@ fn the_count_bound_is_the_largest_value_of_the_count_type() {
     assert_eq!(count_max(int(1)), None, "i1 is a bool, not a count");
     assert_eq!(count_max(IntegerType::unsigned(&context, 32).into()), None);
     assert_eq!(count_max(Type::float32(&context)), None);
-}
-
-/// The step names of the first `| # | step |` table after `heading` in
-/// docs/passes/lower-all-to-all-v.md, in order.
-fn doc_steps(doc: &str, heading: &str) -> Vec<String> {
-    let section = doc.split(heading).nth(1).unwrap_or_else(|| panic!("the doc has a section {heading:?}"));
-    section
-        .lines()
-        .skip_while(|line| !line.starts_with("| # | step |"))
-        .take_while(|line| line.starts_with('|'))
-        .skip(2)
-        .filter_map(|line| line.split('|').nth(2).map(|cell| cell.trim().trim_matches('`').to_string()))
-        .collect()
-}
-
-#[test]
-fn the_docs_step_tables_are_the_protocols() {
-    let doc = include_str!("../../../docs/passes/lower-all-to-all-v.md");
-    assert_eq!(doc_steps(doc, "## The protocol"), protocol::step_names(protocol::PROTOCOL));
-    assert_eq!(doc_steps(doc, "## Option `late-snapshot`"), protocol::step_names(protocol::LATE_SNAPSHOT));
-}
-
-/// Whether `text` is `pattern` with each placeholder (`<type>`, `<B>`: a
-/// word in angle brackets, not the `<` of `memref<...>`) standing for any
-/// run of characters.
-fn fits(pattern: &str, text: &str) -> bool {
-    // The literal runs between placeholders.
-    let mut literals = vec![String::new()];
-    let mut rest = pattern;
-    while let Some(open) = rest.find('<') {
-        let word = rest[open + 1..]
-            .find('>')
-            .filter(|&n| n > 0 && rest[open + 1..open + 1 + n].chars().all(|c| c.is_ascii_alphabetic()));
-        let last = literals.last_mut().expect("one literal at least");
-        match word {
-            Some(n) => {
-                last.push_str(&rest[..open]);
-                literals.push(String::new());
-                rest = &rest[open + n + 2..];
-            }
-            None => {
-                last.push_str(&rest[..=open]);
-                rest = &rest[open + 1..];
-            }
-        }
-    }
-    literals.last_mut().expect("one literal at least").push_str(rest);
-    let (first, last) = (&literals[0], &literals[literals.len() - 1]);
-    if literals.len() == 1 {
-        return text == first;
-    }
-    if text.len() < first.len() + last.len() || !text.starts_with(first.as_str()) || !text.ends_with(last.as_str()) {
-        return false;
-    }
-    let (mut at, end) = (first.len(), text.len() - last.len());
-    literals[1..literals.len() - 1].iter().all(|middle| match text[at..end].find(middle.as_str()) {
-        Some(found) => {
-            at += found + middle.len();
-            true
-        }
-        None => false,
-    })
-}
-
-#[test]
-fn the_docs_error_table_is_the_messages_the_lit_test_expects() {
-    let doc = include_str!("../../../docs/passes/lower-all-to-all-v.md");
-    let lit = include_str!("../../../lit-tests/Transforms/lower-all-to-all-v/errors.mlir");
-    let section = doc.split("## Errors").nth(1).expect("the doc has an Errors section");
-    let rows: Vec<&str> = section
-        .lines()
-        .skip_while(|line| !line.starts_with("| when |"))
-        .take_while(|line| line.starts_with('|'))
-        .skip(2)
-        .map(|line| {
-            let cell = line.rsplit('|').nth(1).expect("a message cell").trim();
-            cell.split('`').nth(1).expect("the message in backticks")
-        })
-        .collect();
-    let expected: Vec<&str> = lit
-        .lines()
-        .filter_map(|line| line.split("expected-error @+1 {{").nth(1))
-        .map(|rest| rest.strip_suffix("}}").expect("one expectation per line"))
-        .collect();
-    assert_eq!(rows.len(), 19, "{rows:#?}");
-    for row in &rows {
-        assert!(expected.iter().any(|message| fits(row, message)), "no lit case for the doc's {row:?}");
-    }
-    for message in &expected {
-        assert!(rows.iter().any(|row| fits(row, message)), "the doc's table lacks {message:?}");
-    }
-    assert!(fits("a <n> b", "a 12 b") && !fits("a <n> b", "a 12 c") && !fits("a <n> b <m>", "a b"));
-    assert!(fits("x memref<P x S> y <type>", "x memref<P x S> y f32") && !fits("x memref<P x S>", "x memref<Q x S>"));
 }

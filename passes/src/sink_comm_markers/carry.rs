@@ -21,13 +21,13 @@ pub enum Kind {
     /// Whole-GM `ccl.cacheinvalid`.
     Whole,
     /// `ccl.cacheinvalid` of the SSA value with this key.
-    Region(usize),
+    Region(ir::ValueKey),
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct Carry<'c, 'a> {
     /// In the order they were first picked up.
-    pub regions: SmallVec<[(usize, OperationRef<'c, 'a>); 2]>,
+    pub regions: SmallVec<[(ir::ValueKey, OperationRef<'c, 'a>); 2]>,
     pub whole: Option<OperationRef<'c, 'a>>,
     pub fence: Option<OperationRef<'c, 'a>>,
 }

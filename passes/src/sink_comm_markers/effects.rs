@@ -8,9 +8,9 @@
 //! an invalidate without a fence to stay before it, so that the
 //! invalidate does not start a write-back that nothing fences).
 
-use crate::{
-    ir,
-    names::{Interned, Name},
+use crate::ir;
+use cclir_dialect::{
+    names::{has_side_effect_free_name, Interned, Name},
     ods::CclOp,
 };
 use melior::ir::{operation::OperationLike, OperationRef, Value};
@@ -103,7 +103,7 @@ pub fn of<'c, 'a>(names: &Interned, op: OperationRef<'c, 'a>) -> Effect<'c, 'a> 
     if op.region_count() > 0 {
         return Effect::Regions;
     }
-    if name.is_side_effect_free() {
+    if has_side_effect_free_name(op) {
         return Effect::Pure { names_memory: names.is_view(name) };
     }
     // An allocation makes memory nobody else knows yet.
@@ -120,6 +120,6 @@ pub fn of<'c, 'a>(names: &Interned, op: OperationRef<'c, 'a>) -> Effect<'c, 'a> 
 /// rules put its invalidate and fence there.
 pub fn followed_by_a_fence(names: &Interned, write: OperationRef<'_, '_>) -> bool {
     std::iter::successors(write.next_in_block(), |op| op.next_in_block())
-        .take_while(|op| ir::is_fence(names, *op) || names.is(Name::of(*op), crate::ods::OpKind::CacheInvalid))
+        .take_while(|op| ir::is_fence(names, *op) || names.is(Name::of(*op), cclir_dialect::ods::OpKind::CacheInvalid))
         .any(|op| ir::is_fence(names, op))
 }

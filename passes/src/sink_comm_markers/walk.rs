@@ -16,11 +16,8 @@ use super::{
     effects::{self, Effect, Flags},
     Counts,
 };
-use crate::{
-    comm_order::trip_guard,
-    ir,
-    names::{Interned, Name},
-};
+use crate::{comm_order::trip_guard, ir};
+use cclir_dialect::names::{Interned, Name};
 use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, OperationRef};
 use rustc_hash::FxHashMap;
 
@@ -57,7 +54,7 @@ struct BlockWalk<'c, 'a> {
     /// a region invalidate of one passed after the anchor moves the anchor
     /// to it, so that markers are never placed before the value they name
     /// (and never past a view for nothing).
-    views: Option<FxHashMap<usize, u32>>,
+    views: Option<FxHashMap<ir::OpKey, u32>>,
     /// Whether a write may be in flight since the last fence (T5); unknown,
     /// so true, at the block's start.
     unfenced: bool,
@@ -127,11 +124,11 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
             Effect::Fence => walk.carry.add(op, Kind::Fence, &mut self.counts),
             Effect::Invalidate(None) => walk.carry.add(op, Kind::Whole, &mut self.counts),
             Effect::Invalidate(Some(target)) => {
-                walk.carry.add(op, Kind::Region(ir::value_key(target)), &mut self.counts)
+                walk.carry.add(op, Kind::Region(ir::ValueKey::of(target)), &mut self.counts)
             }
             Effect::Pure { names_memory } => {
                 if names_memory {
-                    walk.views.get_or_insert_with(FxHashMap::default).insert(ir::op_key(op), walk.seen);
+                    walk.views.get_or_insert_with(FxHashMap::default).insert(ir::OpKey::of(op), walk.seen);
                 }
             }
             Effect::Op(flags) => {
@@ -501,7 +498,7 @@ impl<'c, 'a> BlockWalk<'c, 'a> {
     /// result must stay after it).
     fn stay_after_definition(&mut self, value: melior::ir::Value<'c, 'a>) {
         let Some(def) = ir::defining_op(value) else { return };
-        let passed = self.views.as_ref().and_then(|views| views.get(&ir::op_key(def)).copied());
+        let passed = self.views.as_ref().and_then(|views| views.get(&ir::OpKey::of(def)).copied());
         if let Some(seen) = passed.filter(|&seen| seen > self.anchor_seen) {
             self.anchor = Some(def);
             self.anchor_seen = seen;

@@ -21,7 +21,7 @@
 //! back edge (none at all in a program whose markers are in place).
 
 use super::lattice::{Rel, Sources, State, Summary, ENTRY, OPAQUE};
-use crate::comm_order::model::{Event, EventKind, Function, Node, OpHandle, Region};
+use crate::comm_order::model::{Event, EventKind, Function, Node, OpKey, Region};
 use rustc_hash::FxHashMap;
 
 /// What kind of obligation a source op creates.
@@ -55,10 +55,10 @@ pub enum SinkKind {
 /// the obligation still pending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Violation {
-    pub source: OpHandle,
+    pub source: OpKey,
     pub source_order: u32,
     pub source_kind: SourceKind,
-    pub sink: OpHandle,
+    pub sink: OpKey,
     pub sink_order: u32,
     pub sink_kind: SinkKind,
     pub missing: Missing,
@@ -72,7 +72,7 @@ pub struct KernelReport {
     /// The first GM read (program order) that a path from the function's
     /// entry reaches without a whole-GM invalidate (`None`: the kernel is
     /// safe to launch after a collective).
-    pub unprotected_read: Option<(u32, OpHandle)>,
+    pub unprotected_read: Option<(u32, OpKey)>,
     /// Walks of a loop body beyond the first (statistics).
     pub delta_walks: u64,
 }
@@ -109,9 +109,9 @@ enum Iteration<'n> {
 
 struct Walker {
     summaries: Vec<Option<Summary>>,
-    sources: FxHashMap<u32, (OpHandle, SourceKind)>,
+    sources: FxHashMap<u32, (OpKey, SourceKind)>,
     found: FxHashMap<(u32, u32), Violation>,
-    unprotected_read: Option<(u32, OpHandle)>,
+    unprotected_read: Option<(u32, OpKey)>,
     delta_walks: u64,
 }
 
@@ -457,9 +457,9 @@ mod tests {
     use super::*;
     use crate::{
         comm_order::model::{Block, LoopKind},
-        names::FunctionKind,
         verify_comm_order::oracle,
     };
+    use cclir_dialect::names::FunctionKind;
     use std::collections::BTreeSet;
 
     struct Gen {
@@ -491,7 +491,7 @@ mod tests {
                 _ => EventKind::Store { window: None },
             };
             self.order += 1;
-            Node::Event(Event { op: self.order as usize, order: self.order, kind })
+            Node::Event(Event { op: OpKey::synthetic(self.order), order: self.order, kind })
         }
 
         /// A region of `blocks` blocks; with several, each block branches to
@@ -549,11 +549,15 @@ mod tests {
             // Every block that leaves the function ends with its return.
             for block in body.blocks.iter_mut().filter(|b| b.successors.is_empty()) {
                 g.order += 1;
-                block.nodes.push(Node::Event(Event { op: g.order as usize, order: g.order, kind: EventKind::Return }));
+                block.nodes.push(Node::Event(Event {
+                    op: OpKey::synthetic(g.order),
+                    order: g.order,
+                    kind: EventKind::Return,
+                }));
             }
             let function = Function {
                 name: format!("t{seed}"),
-                op: 0,
+                op: OpKey::synthetic(0),
                 kind: FunctionKind::InCore,
                 builtin_template: false,
                 region_count: g.regions,

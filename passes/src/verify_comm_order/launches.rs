@@ -9,29 +9,27 @@
 //! once per call-graph component of a wrapper some call launched, callees
 //! first (`CallGraph::reachable_kernels`), only when some kernel would fail.
 
-use crate::{
-    comm_order::{
-        call_graph::CallGraph,
-        model::{Event, Module, OpHandle},
-        scan::{scan_module, FunctionFlags, Launches},
-    },
-    names::FunctionKind,
+use crate::comm_order::{
+    call_graph::CallGraph,
+    model::{Event, Module, OpKey},
+    scan::{scan_module, FunctionFlags, Launches},
 };
+use cclir_dialect::names::FunctionKind;
 use rustc_hash::FxHashSet;
 
 /// A kernel launched after a publish that reads GM before invalidating.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchViolation {
     pub caller: usize,
-    pub call: OpHandle,
+    pub call: OpKey,
     pub call_order: u32,
     /// The wrapper called, when the kernel is reached through one.
     pub wrapper: Option<usize>,
     pub kernel: usize,
     /// The publish that set the flag on the path (the first one found).
-    pub publish: OpHandle,
+    pub publish: OpKey,
     /// The kernel's first unprotected GM read.
-    pub read: OpHandle,
+    pub read: OpKey,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -44,7 +42,7 @@ pub struct PhaseBReport {
 
 struct Checker<'m> {
     module: &'m Module,
-    unprotected: &'m [Option<OpHandle>],
+    unprotected: &'m [Option<OpKey>],
     /// The calls of wrappers met with the flag set, each with the publish
     /// of the first time: resolved after the scan.
     wrapper_launches: Vec<Launch>,
@@ -57,11 +55,11 @@ struct Checker<'m> {
 /// A call-like op met with the flag set.
 struct Launch {
     caller: usize,
-    call: OpHandle,
+    call: OpKey,
     call_order: u32,
     /// The wrapper called, when the kernels are reached through one.
     wrapper: Option<usize>,
-    publish: OpHandle,
+    publish: OpKey,
 }
 
 impl Checker<'_> {
@@ -84,7 +82,7 @@ impl Checker<'_> {
 }
 
 impl Launches for Checker<'_> {
-    fn launch(&mut self, caller: usize, call: &Event, callee: Option<usize>, publish: OpHandle) {
+    fn launch(&mut self, caller: usize, call: &Event, callee: Option<usize>, publish: OpKey) {
         let first = self.calls.set(caller, call.order);
         let Some(callee) = callee else { return };
         let launch = |wrapper| Launch { caller, call: call.op, call_order: call.order, wrapper, publish };
@@ -100,7 +98,7 @@ impl Launches for Checker<'_> {
 
 /// `unprotected[i]` is the first unprotected GM read of function `i` (only
 /// InCore functions have one).
-pub fn check(module: &Module, unprotected: &[Option<OpHandle>]) -> PhaseBReport {
+pub fn check(module: &Module, unprotected: &[Option<OpKey>]) -> PhaseBReport {
     let mut checker = Checker {
         module,
         unprotected,

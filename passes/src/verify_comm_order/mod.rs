@@ -20,17 +20,18 @@ pub mod lattice;
 pub mod launches;
 pub mod oracle;
 
-use crate::comm_order::model::{self, Bodies, Module, OpHandle};
-use crate::names::Interned;
-use crate::strings::symbol_ref;
+use crate::comm_order::model::{self, Bodies, Module, OpKey};
+use crate::ir::Exclusive;
 use crate::{
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
-    names::FunctionKind,
     pass_options, pass_statistics,
 };
+use cclir_dialect::names::symbol_ref;
+use cclir_dialect::names::FunctionKind;
+use cclir_dialect::names::Interned;
 use kernel::{KernelReport, Missing, SinkKind, SourceKind, Violation};
 use launches::LaunchViolation;
-use melior::ir::{operation::OperationLike, Location, OperationRef};
+use melior::ir::{operation::OperationLike, OperationRef};
 
 pass_options! {
     /// The checker's options.
@@ -54,6 +55,13 @@ pub static INFO: PassInfo = PassInfo {
     argument: "ccl-verify-comm-order",
     name: "CclVerifyCommOrder",
     summary: "Check data-before-signal ordering (markers, waits, post-collective prologues); change nothing",
+    description: "The hardware toolchain never checks \"data before signal\": a missing marker is\n\
+        a silent data race, not a build error. This pass is the compile-time safety\n\
+        net. It is a checker, not a rewriter: it changes nothing (the output is\n\
+        byte-identical to the input), reports **every** violation of the run as a\n\
+        located error with a note at the other end of the offending path, then fails\n\
+        (exit code 1 under `ccl-opt`). Everything `ccl-insert-comm-fence` produces\n\
+        passes it; `ccl-pipeline` runs it last.",
     anchor: Anchor::Module,
     dependent_dialects: &[],
     options: VerifyOptions::SPECS,
@@ -97,11 +105,20 @@ pub fn analyse(module: &Module) -> Findings {
 /// Runs both checks on a module lowered with `Bodies::NotInCore`: each
 /// kernel is lowered and checked as its own task on the context's thread
 /// pool (a kernel's rules read only that kernel), then Phase B runs here.
-pub fn analyse_in_parallel(module: &Module, names: &Interned, cx: &PassContext<'_>) -> Findings {
+pub fn analyse_in_parallel(
+    program: OperationRef<'_, '_>,
+    module: &Module,
+    names: &Interned,
+    cx: &PassContext<'_>,
+) -> Findings {
     let kernels: Vec<usize> =
         (0..module.functions.len()).filter(|&i| module.functions[i].kind == FunctionKind::InCore).collect();
-    let checked =
-        cx.parallel_map(kernels.len(), |task| kernel::check(&model::lower_body(module, kernels[task], names)));
+    let functions = model::function_ops(program, names);
+    let tasks = Exclusive::new(kernels.iter().map(|&f| functions[f]).collect());
+    let checked = cx.parallel_map(kernels.len(), |task| {
+        let func = tasks.take(task).expect("one task per kernel");
+        kernel::check(&model::lower_body(module, kernels[task], func, names))
+    });
     let mut reports: Vec<Option<KernelReport>> = vec![None; module.functions.len()];
     for (index, report) in kernels.into_iter().zip(checked) {
         reports[index] = Some(report);
@@ -113,7 +130,7 @@ pub fn analyse_in_parallel(module: &Module, names: &Interned, cx: &PassContext<'
 /// functions that are not InCore) and of Phase B.
 fn combine(module: &Module, reports: Vec<Option<KernelReport>>) -> Findings {
     let mut findings = Findings::default();
-    let mut unprotected: Vec<Option<OpHandle>> = vec![None; module.functions.len()];
+    let mut unprotected: Vec<Option<OpKey>> = vec![None; module.functions.len()];
     for (index, report) in reports.into_iter().enumerate() {
         let Some(report) = report else { continue };
         findings.kernels_checked += 1;
@@ -139,12 +156,12 @@ pub struct VerifyCommOrder {
 /// unknown kind. Lowering and the walks recurse once per nesting level of
 /// the IR, within the stack the tool layer runs passes on (ccl-opt's
 /// reserved 8 GiB; the library bounds nesting at parse time).
-type Checked = Result<(Module, Findings), Vec<model::BadKind>>;
+type Checked<'c> = Result<(Module, Findings), Vec<model::BadKind<'c>>>;
 
-fn check(op: OperationRef<'_, '_>, cx: &PassContext<'_>) -> Checked {
+fn check<'c>(op: OperationRef<'c, '_>, cx: &PassContext<'_>) -> Checked<'c> {
     let module = model::lower_module_in_parallel(op, Bodies::NotInCore, cx)?;
     let names = Interned::new(crate::ir::context_of(op));
-    let findings = analyse_in_parallel(&module, &names, cx);
+    let findings = analyse_in_parallel(op, &module, &names, cx);
     Ok((module, findings))
 }
 
@@ -162,7 +179,7 @@ impl CclPass for VerifyCommOrder {
                 Ok(checked) => checked,
                 Err(bad) => {
                     for kind in bad {
-                        cx.report(Report::error(loc(kind.op), kind.message));
+                        cx.report(Report::error(kind.location, kind.message));
                     }
                     failed = true;
                     continue;
@@ -176,7 +193,7 @@ impl CclPass for VerifyCommOrder {
             let count = findings.violation_count();
             stats.violations.add(count as u64);
             let limit = if self.max_errors == 0 { count } else { count.min(self.max_errors - shown) };
-            for report in reports(&module, &findings, limit) {
+            for report in reports(program, &module, &findings, limit) {
                 cx.report(report);
             }
             total += count;
@@ -198,16 +215,6 @@ impl CclPass for VerifyCommOrder {
             Ok(())
         }
     }
-}
-
-fn loc<'c>(handle: OpHandle) -> Location<'c> {
-    // Handles come from lowering the module this run is checking, which
-    // nothing has changed since.
-    model::op_ref(handle).location()
-}
-
-fn op_name(handle: OpHandle) -> String {
-    crate::ir::op_name(model::op_ref(handle)).to_string()
 }
 
 /// The error message of a kernel violation.
@@ -235,23 +242,39 @@ pub fn kernel_message(v: &Violation) -> String {
     }
 }
 
-fn kernel_note(v: &Violation) -> String {
+fn kernel_note(v: &Violation, sink: OperationRef<'_, '_>) -> String {
     match v.sink_kind {
         SinkKind::Notify => "the ccl.notify it reaches".to_string(),
         SinkKind::Return => "the return it reaches".to_string(),
-        SinkKind::GmRead => format!("the GM read ({}) it reaches", op_name(v.sink)),
+        SinkKind::GmRead => format!("the GM read ({}) it reaches", crate::ir::op_name(sink)),
     }
 }
 
-/// The first `limit` diagnostics of a run: kernel violations per function
-/// in module order, then Phase B violations in scan order.
-pub fn reports<'c>(module: &Module, findings: &Findings, limit: usize) -> Vec<Report<'c>> {
-    let mut out = Vec::with_capacity(findings.violation_count().min(limit));
-    for (_, v) in findings.kernel_violations.iter().take(limit) {
-        out.push(Report::error(loc(v.source), kernel_message(v)).with_note(loc(v.sink), kernel_note(v)));
+/// The first `limit` diagnostics of a run on `program` (the module the
+/// findings are of, unchanged since): kernel violations per function in
+/// module order, then Phase B violations in scan order.
+pub fn reports<'c>(
+    program: OperationRef<'c, '_>,
+    module: &Module,
+    findings: &Findings,
+    limit: usize,
+) -> Vec<Report<'c>> {
+    let kernel_violations = &findings.kernel_violations[..findings.kernel_violations.len().min(limit)];
+    let left = limit.saturating_sub(kernel_violations.len());
+    let launch_violations = &findings.launch_violations[..findings.launch_violations.len().min(left)];
+    let keys: Vec<OpKey> = kernel_violations
+        .iter()
+        .flat_map(|(_, v)| [v.source, v.sink])
+        .chain(launch_violations.iter().flat_map(|v| [v.call, v.read, v.publish]))
+        .collect();
+    let ops = model::find_ops(program, &keys);
+    let op = |key: OpKey| *ops.get(&key).expect("a violation's ops are in the program it was found in");
+    let loc = |key: OpKey| op(key).location();
+    let mut out = Vec::with_capacity(kernel_violations.len() + launch_violations.len());
+    for (_, v) in kernel_violations {
+        out.push(Report::error(loc(v.source), kernel_message(v)).with_note(loc(v.sink), kernel_note(v, op(v.sink))));
     }
-    let left = limit.saturating_sub(out.len());
-    for v in findings.launch_violations.iter().take(left) {
+    for v in launch_violations {
         let kernel = symbol_ref(&module.functions[v.kernel].name);
         let message = match v.wrapper {
             None => format!(

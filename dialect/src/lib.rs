@@ -1,0 +1,26 @@
+//! The ccl dialect: its one definition in ODS (`Ccl.td`), which the build
+//! script compiles to C++ together with the glue that puts Rust passes and
+//! MLIR's tool mains around it, and to the mlir-opt plugin; the contexts
+//! that hold it ([`context`]); typed views of its ops ([`ods`]); the names
+//! and function kinds of its contract ([`names`], [`functions`]);
+//! diagnostics as values ([`diagnostics`]); the pass framework the Rust
+//! passes are written against ([`framework`]), which the pass bridge
+//! registers with MLIR; panics caught at the boundary ([`panic`]).
+//!
+//! [`ffi`] is the one FFI layer of cclir: every `unsafe` of the project is
+//! in that module, each block with its reason, and everything else, in this
+//! crate and the others, is safe Rust over what it returns.
+#![deny(unsafe_code)]
+
+pub mod context;
+pub mod diagnostics;
+pub mod ffi;
+pub mod framework;
+pub mod functions;
+pub mod ir;
+pub mod names;
+pub mod ods;
+pub mod panic;
+
+pub use context::create_context;
+pub use diagnostics::{Diagnostic, Severity, SourceLoc};
