@@ -127,17 +127,20 @@ def simulate(path, p, reduction, max_states, timeout, max_memory=None, extra=())
     return result
 
 
-def random_schedules(sizes, runs, threads, seed):
+def random_schedules(sizes, runs, threads, seed, max_states):
     """Seconds a random schedule: `ccl-sim --random RUNS` on the lowered
     protocol at each P,B of `sizes` with each thread count, wall and CPU
-    time of the whole process (its parse and compile included)."""
+    time of the whole process (its parse and compile included). The steps
+    of all schedules count against --max-states (about 48,000 a schedule at
+    P = 16, B = 32), so it is raised to a million a schedule."""
     with tempfile.TemporaryDirectory() as tmp:
         for p, b in sizes:
             path = os.path.join(tmp, f"protocol-{p}-{b}.mlir")
             lowered_protocol(p, b, path)
             for n in threads:
                 argv = [os.path.join(BIN, "ccl-sim"), path, "--ranks", str(p), "--random", str(runs),
-                        "--seed", str(seed), "--threads", str(n)]
+                        "--seed", str(seed), "--threads", str(n),
+                        "--max-states", str(max(max_states, runs * 1_000_000))]
                 before = os.times()
                 start = time.perf_counter()
                 done = subprocess.run(argv, capture_output=True, text=True)
@@ -172,7 +175,8 @@ def main():
     args = parser.parse_args()
     if args.random:
         sizes = [tuple(int(x) for x in pair.split(",")) for pair in args.sizes.split(";")]
-        return random_schedules(sizes, args.random, [int(n) for n in args.threads.split(",")], args.seed)
+        return random_schedules(sizes, args.random, [int(n) for n in args.threads.split(",")], args.seed,
+                                args.max_states)
     if args.quick:
         args.max_states, args.timeout = min(args.max_states, 200_000), min(args.timeout, 30.0)
     for tool in ["ccl-gen", "ccl-opt", "ccl-sim"]:
