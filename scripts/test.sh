@@ -18,7 +18,10 @@ cargo test --workspace "$@"
 # The simulator's protocol checks explore their largest exhaustive case
 # (P = 2, B = 4, 131,508 states) only when optimized, and so does the proof
 # of the minimal placement of the protocol (P = 3, B = 1 and P = 2, B = 4).
-cargo test --release --test sim_protocol --test sim_minimal "$@"
+# The lit suite runs again on the release binaries: how the tools end on
+# hostile input (limits, crashes, corrupted bytecode) must not depend on
+# the build profile.
+cargo test --release --test sim_protocol --test sim_minimal --test lit "$@"
 # The Python package (python/): built into a virtualenv under target/ with
 # maturin (a debug build that reuses the artifacts above; system Python is
 # never touched) and tested with pytest.

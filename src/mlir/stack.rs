@@ -15,10 +15,14 @@
 //!
 //! How big: 8 GiB where the address space allows it. Under an address-space
 //! or data limit (`ulimit -v`, `ulimit -d`, as batch schedulers and CI
-//! containers set them) the stack takes a quarter of what is left at
-//! start-up, leaving the rest to the heap (every byte of stack is a byte of
-//! heap mlir-opt has and the tool has not), and the nesting the tools accept
-//! shrinks with it (see [`nesting_for`]).
+//! containers set them) the stack takes a sixteenth of what is left at
+//! start-up, at least [`LIMITED_FLOOR_BYTES`] where a quarter of it allows,
+//! leaving the rest to the heap: every byte of stack is a byte of heap
+//! mlir-opt has and the tool has not, so an input that asks MLIR for nearly
+//! all of the address space (a corrupted bytecode count) ends as it does in
+//! mlir-opt unless its request falls in that share. The nesting the tools
+//! accept shrinks with the stack (see [`nesting_for`]), but not below what
+//! mlir-opt's default stack holds while the room allows.
 
 use std::ffi::c_void;
 
@@ -29,6 +33,15 @@ pub const FULL_BYTES: usize = 8 << 30;
 /// MLIR's parser, verifier and printer use well under 16 KiB of stack per
 /// level (measured: see docs/ccl-opt.md); this leaves about 42 KiB.
 pub const FULL_NESTING: usize = 200_000;
+
+/// The share of the room left under a limit the stack takes (one part in
+/// this many).
+pub const ROOM_SHARE: usize = 16;
+
+/// The least stack taken under a limit, where a quarter of the room holds
+/// it: [`nesting_for`] trusts it with 3,125 levels, about what mlir-opt
+/// parses on its default 8 MiB stack (docs/ccl-opt.md, "Limits").
+pub const LIMITED_FLOOR_BYTES: usize = 128 << 20;
 
 /// The smallest stack the tools run on (a default thread's): below it the
 /// address space left is too small for MLIR to do anything anyway.
@@ -42,9 +55,12 @@ pub fn nesting_for(bytes: usize) -> usize {
 
 /// The stack to ask for when `room` bytes of address space are left under
 /// the process's limits (`None`: no limit): all of [`FULL_BYTES`] if a
-/// quarter of the room holds it, else a quarter of the room, in whole pages.
+/// [`ROOM_SHARE`]th of the room holds it, else that share of the room but
+/// at least [`LIMITED_FLOOR_BYTES`] (at most a quarter of the room), in
+/// whole pages.
 pub fn size_for(room: Option<usize>, page: usize) -> usize {
-    let wanted = room.map_or(FULL_BYTES, |room| (room / 4).min(FULL_BYTES));
+    let share = |room: usize| (room / ROOM_SHARE).max(LIMITED_FLOOR_BYTES.min(room / 4));
+    let wanted = room.map_or(FULL_BYTES, |room| share(room).min(FULL_BYTES));
     wanted / page * page
 }
 
@@ -170,11 +186,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_full_stack_when_unlimited_a_quarter_of_the_room_otherwise() {
+    fn the_full_stack_when_unlimited_a_sixteenth_of_the_room_otherwise() {
         assert_eq!(size_for(None, 4096), FULL_BYTES);
         assert_eq!(size_for(Some(usize::MAX), 4096), FULL_BYTES);
-        assert_eq!(size_for(Some(3 << 30), 4096), 3 << 28);
-        assert_eq!(size_for(Some((1 << 30) + 4096 * 5), 4096), (1 << 28) + 4096);
+        assert_eq!(size_for(Some(3 << 30), 4096), 3 << 26);
+        assert_eq!(size_for(Some((4 << 30) + 4096 * 17), 4096), (1 << 28) + 4096);
+        // The floor where a sixteenth is less, a quarter where the floor is more.
+        assert_eq!(size_for(Some(1 << 30), 4096), LIMITED_FLOOR_BYTES);
+        assert_eq!(size_for(Some((256 << 20) + 4096 * 5), 4096), (64 << 20) + 4096);
     }
 
     #[test]
