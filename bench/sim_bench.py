@@ -16,6 +16,8 @@ reduction compared is the local-step one.
     python3 bench/sim_bench.py --quick         # P = 2 only, small limits
     python3 bench/sim_bench.py --max-states N --timeout S
     python3 bench/sim_bench.py --spin [spin_bench.py's options]   # ccl-sim and Spin side by side
+    python3 bench/sim_bench.py --random 20 --threads 1,2   # seconds a random schedule, P = 8 and 16
+    python3 bench/sim_bench.py --random 1000 --sizes 16,32 --threads 2   # issue 27's 1,000 schedules
 
 It needs the release build (cargo build --release) and writes
 bench/sim_results.json.
@@ -33,7 +35,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release")
+# CCLIR_BENCH_BIN: another build to measure (e.g. a copy of an older ccl-sim beside ccl-gen and ccl-opt).
+BIN = os.environ.get("CCLIR_BENCH_BIN", os.path.join(ROOT, "target", "release"))
 LOWER = "builtin.module(ccl-pipeline{lower-collectives=true})"
 # The old order, the snapshot after Barrier B (tests/sim_protocol.rs lowers it the same way).
 LOWER_LATE = "builtin.module(ccl-admit-launch-width,ccl-lower-all-to-all-v{late-snapshot=true},ccl-insert-comm-fence)"
@@ -124,6 +127,32 @@ def simulate(path, p, reduction, max_states, timeout, max_memory=None, extra=())
     return result
 
 
+def random_schedules(sizes, runs, threads, seed, max_states):
+    """Seconds a random schedule: `ccl-sim --random RUNS` on the lowered
+    protocol at each P,B of `sizes` with each thread count, wall and CPU
+    time of the whole process (its parse and compile included). The steps
+    of all schedules count against --max-states (about 48,000 a schedule at
+    P = 16, B = 32), so it is raised to a million a schedule."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for p, b in sizes:
+            path = os.path.join(tmp, f"protocol-{p}-{b}.mlir")
+            lowered_protocol(p, b, path)
+            for n in threads:
+                argv = [os.path.join(BIN, "ccl-sim"), path, "--ranks", str(p), "--random", str(runs),
+                        "--seed", str(seed), "--threads", str(n),
+                        "--max-states", str(max(max_states, runs * 1_000_000))]
+                before = os.times()
+                start = time.perf_counter()
+                done = subprocess.run(argv, capture_output=True, text=True)
+                wall = time.perf_counter() - start
+                after = os.times()
+                cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+                verdict = (done.stdout + done.stderr).splitlines()[0] if (done.stdout + done.stderr) else ""
+                print(f"P={p} B={b} threads {n}: {runs} schedules, exit {done.returncode}, {wall:.1f} s wall, "
+                      f"{cpu:.1f} s CPU, {wall / runs:.3f} s wall and {cpu / runs:.3f} s CPU a schedule | {verdict}",
+                      flush=True)
+
+
 def main():
     if "--spin" in sys.argv[1:]:
         # ccl-sim and Spin side by side: spin_bench.py's table, its options.
@@ -138,7 +167,16 @@ def main():
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
     parser.add_argument("--engine", choices=["dfs", "stateright"], default="dfs",
                         help="ccl-sim's exhaustive search (default dfs)")
+    parser.add_argument("--random", type=int, metavar="N",
+                        help="time N random schedules a size instead (ccl-sim --random N)")
+    parser.add_argument("--sizes", default="8,16;16,32", help="with --random: P,B pairs, ';' between (default 8,16;16,32)")
+    parser.add_argument("--threads", default="1,2", help="with --random: thread counts, ',' between (default 1,2)")
+    parser.add_argument("--seed", type=int, default=0, help="with --random: the seed (default 0)")
     args = parser.parse_args()
+    if args.random:
+        sizes = [tuple(int(x) for x in pair.split(",")) for pair in args.sizes.split(";")]
+        return random_schedules(sizes, args.random, [int(n) for n in args.threads.split(",")], args.seed,
+                                args.max_states)
     if args.quick:
         args.max_states, args.timeout = min(args.max_states, 200_000), min(args.timeout, 30.0)
     for tool in ["ccl-gen", "ccl-opt", "ccl-sim"]:

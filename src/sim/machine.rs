@@ -192,9 +192,31 @@ pub struct State {
     pub allocations: BTreeMap<(SiteId, u16, u32), u32>,
     pub alloc_counts: BTreeMap<(ThreadId, SiteId), u32>,
     pub launch_counts: BTreeMap<(u16, FuncId), u32>,
+    /// Per thread, what it rests at, read once from its frame: every
+    /// running thread is settled and asked whether it is enabled after
+    /// every step, and at P = 16 most of 528 rest at a notify or a wait.
+    /// Set when the thread comes to rest; cleared when its frames may
+    /// change (it executes, a launch, a join, a collective).
+    pub rests: Derived<Vec<Option<Rest>>>,
     pub finding: Option<Arc<Finding>>,
     /// What the schedule so far executed (not part of the state's identity).
     pub cost: Tally,
+}
+
+/// What a resting thread rests at (`State::rests`).
+#[derive(Clone, Copy, Debug)]
+pub enum Rest {
+    /// A `ccl.notify`: always a scheduling point, always enabled.
+    Notify,
+    Wait(WaitAt),
+}
+
+/// The cell a thread's `ccl.wait` reads and what it waits for.
+#[derive(Clone, Copy, Debug)]
+pub struct WaitAt {
+    pub loc: Loc,
+    pub expected: i64,
+    pub equal: bool,
 }
 
 /// What a schedule chooses next.
@@ -377,6 +399,7 @@ impl Machine {
             allocations: BTreeMap::new(),
             alloc_counts: BTreeMap::new(),
             launch_counts: BTreeMap::new(),
+            rests: Derived::default(),
             finding: None,
             cost: Tally::default(),
         };
@@ -589,31 +612,19 @@ impl Machine {
     }
 
     fn enabled(&self, state: &State, t: ThreadId) -> bool {
+        match state.rests.0.get(t as usize) {
+            Some(Some(Rest::Notify)) => return true,
+            Some(Some(Rest::Wait(wait))) => return self.wait_holds(state, *wait),
+            _ => {}
+        }
+        if let Some(wait) = self.wait_at(state, t) {
+            return self.wait_holds(state, wait);
+        }
         match self.instr(state, t) {
             Some(Instr::Ccl { op, .. }) => match op {
-                CclOp::Wait { signal, expected, equal } => {
-                    let frame = state.threads[t as usize].frames.last().unwrap();
-                    let (Val::MemRef(view), Some(expected)) =
-                        (&frame.regs[*signal as usize], frame.regs[*expected as usize].as_int())
-                    else {
-                        return true; // The step reports the bad operand.
-                    };
-                    let Some(first) = view.first() else {
-                        return true; // The step reports the empty view.
-                    };
-                    let loc = Loc { rank: self.rank_of(t), buffer: view.buffer, index: first as u32 };
-                    let Some(cell) =
-                        state.buffers[loc.buffer as usize].ranks[loc.rank as usize].get(loc.index as usize)
-                    else {
-                        return true;
-                    };
-                    let current = cell.bits as i64;
-                    if *equal {
-                        current == expected
-                    } else {
-                        current >= expected
-                    }
-                }
+                // A wait with a bad operand or an empty view: the step
+                // reports it.
+                CclOp::Wait { .. } => true,
                 CclOp::Fence => state.inflight[t as usize].is_empty(),
                 // A host runs a collective with every other host (the
                 // Collective action); a block stepping one reports the
@@ -623,6 +634,74 @@ impl Machine {
             },
             Some(_) => true,
             None => false,
+        }
+    }
+
+    /// The wait `t` rests at, from the memo or its registers; `None` if
+    /// `t` is not at a `ccl.wait` or its operands are bad.
+    fn wait_at(&self, state: &State, t: ThreadId) -> Option<WaitAt> {
+        if let Some(Some(Rest::Wait(wait))) = state.rests.0.get(t as usize) {
+            return Some(*wait);
+        }
+        let Some(Instr::Ccl { op: CclOp::Wait { signal, expected, equal }, .. }) = self.instr(state, t) else {
+            return None;
+        };
+        let frame = state.threads[t as usize].frames.last().unwrap();
+        let (Val::MemRef(view), Some(expected)) =
+            (&frame.regs[*signal as usize], frame.regs[*expected as usize].as_int())
+        else {
+            return None;
+        };
+        let first = view.first()?;
+        Some(WaitAt {
+            loc: Loc { rank: self.rank_of(t), buffer: view.buffer, index: first as u32 },
+            expected,
+            equal: *equal,
+        })
+    }
+
+    /// Whether a wait's condition holds (a cell that does not exist: the
+    /// step reports it).
+    fn wait_holds(&self, state: &State, wait: WaitAt) -> bool {
+        let loc = wait.loc;
+        let Some(cell) = state.buffers[loc.buffer as usize].ranks[loc.rank as usize].get(loc.index as usize) else {
+            return true;
+        };
+        let current = cell.bits as i64;
+        if wait.equal {
+            current == wait.expected
+        } else {
+            current >= wait.expected
+        }
+    }
+
+    /// Whether a `ge` wait whose operands `wait_at` could not read rests:
+    /// a signal that is not a memref or an empty view is a scheduling
+    /// point; an expected value that is not an integer rests only on a
+    /// cell a `set` notify wrote (the step reports it).
+    fn bad_wait_rests(&self, state: &State, t: ThreadId) -> bool {
+        let Some(Instr::Ccl { op: CclOp::Wait { signal, .. }, .. }) = self.instr(state, t) else { return true };
+        let frame = state.threads[t as usize].frames.last().unwrap();
+        let Val::MemRef(view) = &frame.regs[*signal as usize] else { return true };
+        let Some(first) = view.first() else { return true };
+        state.set_cells.contains(&Loc { rank: self.rank_of(t), buffer: view.buffer, index: first as u32 })
+    }
+
+    /// Forgets what every thread rests at: a launch, a join or a
+    /// collective changes other threads' frames.
+    fn forget_rests(state: &mut State) {
+        state.rests.0.iter_mut().for_each(|rest| *rest = None);
+    }
+
+    /// Whether `t` rests, by what it was found resting at (`None`: not
+    /// known, ask `rests_at`). A notify always rests; a wait as in
+    /// `rests_at`.
+    fn rests_as_before(&self, state: &State, t: ThreadId) -> Option<bool> {
+        match state.rests.0.get(t as usize)? {
+            Some(Rest::Notify) => Some(true),
+            Some(Rest::Wait(wait)) if wait.equal || self.no_reduction => Some(true),
+            Some(Rest::Wait(wait)) => Some(state.set_cells.contains(&wait.loc) || !self.wait_holds(state, *wait)),
+            None => None,
         }
     }
 
@@ -704,8 +783,21 @@ impl Machine {
                 if state.threads[t as usize].status != Status::Running {
                     break;
                 }
+                if self.rests_as_before(state, t) == Some(true) {
+                    break;
+                }
                 let Some(instr) = self.instr(state, t) else { break };
                 if self.rests_at(state, t, instr) {
+                    let rest = match instr {
+                        Instr::Ccl { op: CclOp::Notify { .. }, .. } => Some(Rest::Notify),
+                        Instr::Ccl { op: CclOp::Wait { .. }, .. } => self.wait_at(state, t).map(Rest::Wait),
+                        _ => None,
+                    };
+                    let rests = &mut state.rests.0;
+                    if rests.len() <= t as usize {
+                        rests.resize(t as usize + 1, None);
+                    }
+                    rests[t as usize] = rest;
                     break;
                 }
                 if budget == 0 {
@@ -799,12 +891,12 @@ impl Machine {
             // enabled: the cell's clock only grows, so the earliest wait
             // acquires the least happens-before, and any race of a later
             // wait is a race of this one too.
-            CclOp::Wait { signal, equal: false, .. } => {
-                let Val::MemRef(view) = &frame.regs[*signal as usize] else { return true };
-                let Some(first) = view.first() else { return true };
-                let loc = Loc { rank, buffer: view.buffer, index: first as u32 };
-                state.set_cells.contains(&loc) || !self.enabled(state, t)
-            }
+            CclOp::Wait { equal: false, .. } => match self.wait_at(state, t) {
+                Some(wait) => state.set_cells.contains(&wait.loc) || !self.wait_holds(state, wait),
+                // A bad operand: the step reports it, unless the view is
+                // not a memref or empty (then a scheduling point, as ever).
+                None => self.bad_wait_rests(state, t),
+            },
             _ => true,
         }
     }
@@ -852,6 +944,9 @@ impl Machine {
     }
 
     fn execute(&self, state: &mut State, t: ThreadId) -> Result<Vec<ThreadId>, Fail> {
+        if let Some(rest) = state.rests.0.get_mut(t as usize) {
+            *rest = None;
+        }
         let instr = self.instr(state, t).expect("a running thread is at an instruction").clone();
         let frame = self.frame_mut(state, t);
         frame.pc += 1;
@@ -1025,6 +1120,7 @@ impl Machine {
         *count = count.checked_add(1).ok_or_else(|| limit(site, "2^32 launches of one kernel: no conclusion"))?;
         let launch = *count;
         state.cost.of(callee).launches += 1;
+        Self::forget_rests(state);
         let host_clock = state.threads[t as usize].clock.clone();
         let first = t + 1;
         for b in 0..width as u16 {
@@ -1047,6 +1143,7 @@ impl Machine {
     /// `t` returned from its outermost frame: a host is done; the last block
     /// of a launch joins its host, which runs on.
     fn finish(&self, state: &mut State, t: ThreadId) -> Vec<ThreadId> {
+        Self::forget_rests(state);
         self.note(state, t, None, || EventKind::Exit);
         if self.slot_of(t) == 0 {
             state.threads[t as usize].status = Status::Done;
@@ -1611,6 +1708,7 @@ impl Machine {
             }
             _ => unreachable!("a collective"),
         }
+        Self::forget_rests(state);
         let mut ready = Vec::new();
         for h in &hosts {
             let thread = &mut state.threads[*h as usize];

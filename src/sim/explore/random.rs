@@ -60,7 +60,11 @@ impl Shared<'_> {
         let mut actions = Vec::new();
         loop {
             let steps = self.steps.fetch_add(1, Ordering::Relaxed) + 1;
-            if state.finding.is_some() || machine.deadlocked(&state) {
+            // The actions are listed once a step: a deadlock is a state
+            // with none that has not finished (`Machine::deadlocked`).
+            actions.clear();
+            machine.actions(&state, &mut actions);
+            if state.finding.is_some() || (actions.is_empty() && !machine.finished(&state)) {
                 return RunEnd::Found(taken);
             }
             if steps >= self.max_states {
@@ -70,8 +74,6 @@ impl Shared<'_> {
             if held > machine.limits.max_memory {
                 return RunEnd::Bound(Bound::Memory { max: machine.limits.max_memory, held });
             }
-            actions.clear();
-            machine.actions(&state, &mut actions);
             if actions.is_empty() {
                 return RunEnd::Finished(state.cost.clone());
             }
