@@ -20,7 +20,9 @@ cargo test --workspace "$@"
 # of the minimal placement of the protocol (P = 3, B = 1 and P = 2, B = 4).
 # The lit suite runs again on the release binaries: how the tools end on
 # hostile input (limits, crashes, corrupted bytecode) must not depend on
-# the build profile.
+# the build profile. (cargo builds only the tested package's binaries, and
+# lit needs every tool: ccl-gen is the cclir-gen package's.)
+cargo build --release -p cclir-gen
 cargo test --release --test sim_protocol --test sim_minimal --test lit "$@"
 # The Python package (python/): built into a virtualenv under target/ with
 # maturin (a debug build that reuses the artifacts above; system Python is

@@ -7,6 +7,15 @@ use std::{path::Path, process::Command};
 fn lit_suite_passes() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_ccl-opt")).parent().expect("binary directory");
+    // lit marks a test UNSUPPORTED when its tool is absent; here every tool
+    // must be present, so that no golden test is skipped unnoticed.
+    for tool in ["ccl-opt", "ccl-gen", "ccl-lsp-server", "ccl-reduce", "ccl-sim", "libccl_dialect_plugin.so"] {
+        assert!(
+            bin_dir.join(tool).exists(),
+            "{} is missing: build the workspace (cargo build)",
+            bin_dir.join(tool).display()
+        );
+    }
     let lit = std::env::var("LIT").unwrap_or_else(|_| "/usr/lib/llvm-22/bin/lit".to_string());
     let output = Command::new(&lit)
         .arg("-sv")
