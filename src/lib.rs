@@ -23,7 +23,6 @@
 pub mod diagnostics;
 pub mod fuzzing;
 pub mod pipeline;
-pub mod sarif;
 pub mod sim;
 pub mod tools;
 
@@ -31,6 +30,7 @@ pub use cclir_dialect as dialect;
 pub use cclir_dialect::{ffi::driver::PrintOptions, panic};
 pub use cclir_gen as generator;
 pub use cclir_passes as passes;
+pub use cclir_support::sarif;
 pub use diagnostics::{Diagnostic, Severity, SourceLoc};
 pub use pipeline::PipelineSpec;
 pub use tools::{

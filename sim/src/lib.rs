@@ -1,13 +1,14 @@
-//! `ccl-sim`: an executable model of ccl programs over P ranks that finds
-//! the data races the markers exist to prevent (docs/ccl-sim.md).
+//! The core of `ccl-sim`, without MLIR: an executable model of ccl
+//! programs over P ranks that finds the data races the markers exist to
+//! prevent (docs/ccl-sim.md).
 //!
-//! `compile` turns the MLIR module into the simulator's program, `machine`
-//! is the execution model (caches, in-flight writes, signals, vector clocks,
-//! race detection), `explore` chooses schedules (an exhaustive search with
-//! partial-order reduction, or seeded random ones) and `report` prints what
-//! was found.
+//! `program` is the flat program the model runs (the root package's
+//! `cclir::sim::compile` makes it from an MLIR module), `machine` is the
+//! execution model (caches, in-flight writes, signals, vector clocks, race
+//! detection), `explore` chooses schedules (an exhaustive search with
+//! partial-order reduction, or seeded random ones) and `report`, `summary`,
+//! `trace`, `sarif` and `diagram` say what was found.
 
-pub mod compile;
 pub mod cost;
 pub mod diagram;
 pub mod explore;
@@ -20,11 +21,11 @@ pub mod summary;
 pub mod trace;
 pub mod value;
 
-pub use compile::{compile, InputError};
 pub use cost::{Cost, CostRange, RunCost};
 pub use explore::{Bound, Engine, Outcome, SearchConfig, SearchStats, Step, Store};
 pub use machine::{Finding, Limits, Machine, RaceKind};
 
+use cclir_support::SourceLoc;
 use program::{Program, Scalar, Ty};
 use std::sync::Arc;
 use value::Val;
@@ -87,9 +88,22 @@ impl Default for Options {
     }
 }
 
-/// Compiles `module` and explores it.
-pub fn simulate(module: melior::ir::OperationRef<'_, '_>, options: &Options) -> Result<(Machine, Outcome), InputError> {
-    let program = compile(module, options.entry.as_deref(), options.source.as_deref())?;
+/// A located error about the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputError {
+    pub loc: SourceLoc,
+    pub message: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: error: {}", self.loc, self.message)
+    }
+}
+
+/// Explores `program` (its entry's arguments and the search from
+/// `options`; `entry` and `source` were the front end's).
+pub fn run(program: Program, options: &Options) -> Result<(Machine, Outcome), InputError> {
     let at = |site: Option<program::SiteId>| match site {
         Some(site) => program.site(site).loc.clone(),
         None => program.site(program.funcs[program.entry as usize].site).loc.clone(),

@@ -1010,7 +1010,7 @@ impl Machine {
                 let (Some(p), Some(l)) = (reg(frame, p).as_int(), reg(frame, l).as_int()) else {
                     return Err(fail(Some(site), "CalAllToAllVBlocks of unset values"));
                 };
-                let b = cclir_passes::admit_launch_width::formula::blocks(p as i128, l as i128)
+                let b = cclir_support::formula::blocks(p as i128, l as i128)
                     .map_err(|e| fail(Some(site), e.to_string()))?;
                 let bits = match ty {
                     Scalar::Int(b) => b,

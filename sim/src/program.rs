@@ -4,7 +4,7 @@
 //! signal op back to its source location. Owned data, so the model checker
 //! can share it across threads without the MLIR context.
 
-use crate::diagnostics::SourceLoc;
+use cclir_support::diagnostics::SourceLoc;
 
 pub type Reg = u32;
 pub type FuncId = u32;
@@ -179,7 +179,7 @@ pub enum Query {
 pub enum Instr {
     Const {
         dst: Reg,
-        value: crate::sim::value::Val,
+        value: crate::value::Val,
     },
     /// Parallel moves `(dst, src)` (block arguments, loop-carried values).
     Move {

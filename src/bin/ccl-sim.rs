@@ -242,7 +242,7 @@ fn run(args: Args) -> Verdict {
     let written = match reports {
         Reports::None => Ok(()),
         Reports::InputError(diagnostics) => match &sarif {
-            Some(path) => sim::sarif::input_error_log(&diagnostics).write_to(path),
+            Some(path) => write_sarif(path, &sim::sarif::input_error_log(&diagnostics)),
             None => Ok(()),
         },
         Reports::Outcome(machine, outcome, stdout) => {
@@ -283,7 +283,7 @@ fn write_reports(
     };
     let summary = sim::summary::summarize(machine, outcome, trace.as_ref());
     if let Some(path) = sarif {
-        sim::sarif::log(&summary, code).write_to(path)?;
+        write_sarif(path, &sim::sarif::log(&summary, code))?;
     }
     if let Some(path) = diagram {
         let svg = match &trace {
@@ -299,6 +299,11 @@ fn write_reports(
         cclir::output::write_whole(path, svg.as_bytes())?;
     }
     Ok(())
+}
+
+/// Writes `log` to `path` as `-o` writes (a failed write leaves no file).
+fn write_sarif(path: &str, log: &cclir::sarif::Log) -> Result<(), String> {
+    cclir::output::write_whole(path, log.to_json().as_bytes())
 }
 
 fn simulate(mut args: Args) -> (Verdict, Reports) {
