@@ -14,6 +14,7 @@ pub mod diagram;
 pub mod explore;
 pub mod machine;
 pub mod memory;
+pub mod ops;
 pub mod program;
 pub mod report;
 pub mod sarif;
