@@ -24,12 +24,16 @@
 //!   with the tool's hooks ([`tools::OptHooks`]) as safe Rust;
 //! - [`stack`]: the stack the mains run on, sized under the address-space
 //!   limit; [`crash`]: a crash ends them promptly;
+//! - [`streams`]: whether standard output is open (`ccl-sim`'s verdict);
+//!   [`allocator`]: a global allocator that counts what it holds
+//!   (`ccl-sim --max-memory`);
 //! - [`strings`]: strings across the boundary.
 //!
 //! The C++ glue (`cpp/`): [`sys`] declares it, item for item.
 #![allow(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
+pub mod allocator;
 pub mod attributes;
 pub mod bridge;
 pub mod context;
@@ -41,6 +45,7 @@ pub mod locations;
 pub mod operations;
 pub mod rewrite;
 pub mod stack;
+pub mod streams;
 pub mod strings;
 pub mod sys;
 pub mod threads;
