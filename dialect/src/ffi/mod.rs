@@ -24,6 +24,8 @@
 //!   with the tool's hooks ([`tools::OptHooks`]) as safe Rust;
 //! - [`stack`]: the stack the mains run on, sized under the address-space
 //!   limit; [`crash`]: a crash ends them promptly;
+//! - [`jit`]: MLIR's JIT, for functions over integers, called with their
+//!   types checked (the tests run lowered code through it);
 //! - [`streams`]: whether standard output is open (`ccl-sim`'s verdict);
 //!   [`allocator`]: a global allocator that counts what it holds
 //!   (`ccl-sim --max-memory`);
@@ -40,6 +42,7 @@ pub mod context;
 pub mod crash;
 pub mod driver;
 pub mod identifiers;
+pub mod jit;
 pub mod keys;
 pub mod locations;
 pub mod operations;
