@@ -56,6 +56,13 @@ pub fn register_pass(info: &'static passes::framework::PassInfo) -> Result<(), S
     bridge::register_pass(info, &tools::CATALOG)
 }
 
+/// Every pass and pipeline name MLIR's registry holds: upstream's, the ccl
+/// passes and any registered with [`register_pass`] (what a pipeline may
+/// name).
+pub fn registered_pass_names() -> Vec<String> {
+    driver::registered_pass_names(&tools::CATALOG)
+}
+
 /// Everything that can go wrong, with MLIR's diagnostics as values.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -193,7 +200,7 @@ impl Session {
         let (manager, passes) =
             driver::build_pass_manager(&self.context, text, &tools::CATALOG).map_err(|message| {
                 let suggestion = unknown_pass(&message).and_then(|unknown| {
-                    let names = driver::registered_pass_names(&tools::CATALOG);
+                    let names = registered_pass_names();
                     tools::suggest::nearest(unknown, names.iter().map(String::as_str)).map(str::to_string)
                 });
                 Error::Pipeline { message, suggestion }
