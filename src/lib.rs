@@ -23,7 +23,6 @@
 pub mod diagnostics;
 pub mod fuzzing;
 pub mod pipeline;
-pub mod sarif;
 pub mod sim;
 pub mod tools;
 
@@ -31,6 +30,7 @@ pub use cclir_dialect as dialect;
 pub use cclir_dialect::{ffi::driver::PrintOptions, panic};
 pub use cclir_gen as generator;
 pub use cclir_passes as passes;
+pub use cclir_support::sarif;
 pub use diagnostics::{Diagnostic, Severity, SourceLoc};
 pub use pipeline::PipelineSpec;
 pub use tools::{
@@ -54,6 +54,13 @@ pub struct WritingAPass;
 /// Fails if a pass of that argument is registered already.
 pub fn register_pass(info: &'static passes::framework::PassInfo) -> Result<(), String> {
     bridge::register_pass(info, &tools::CATALOG)
+}
+
+/// Every pass and pipeline name MLIR's registry holds: upstream's, the ccl
+/// passes and any registered with [`register_pass`] (what a pipeline may
+/// name).
+pub fn registered_pass_names() -> Vec<String> {
+    driver::registered_pass_names(&tools::CATALOG)
 }
 
 /// Everything that can go wrong, with MLIR's diagnostics as values.
@@ -193,7 +200,7 @@ impl Session {
         let (manager, passes) =
             driver::build_pass_manager(&self.context, text, &tools::CATALOG).map_err(|message| {
                 let suggestion = unknown_pass(&message).and_then(|unknown| {
-                    let names = driver::registered_pass_names(&tools::CATALOG);
+                    let names = registered_pass_names();
                     tools::suggest::nearest(unknown, names.iter().map(String::as_str)).map(str::to_string)
                 });
                 Error::Pipeline { message, suggestion }

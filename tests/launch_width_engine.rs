@@ -12,11 +12,10 @@
 //!
 //! and checks both against `formula::blocks`.
 
-use cclir::{passes::admit_launch_width::formula, Session};
+use cclir::{dialect::ffi::jit::IntegerJit, passes::admit_launch_width::formula, Session};
 use melior::{
     ir::{attribute::IntegerAttribute, operation::OperationLike, Module},
     utility::register_all_llvm_translations,
-    ExecutionEngine,
 };
 use std::fmt::Write;
 
@@ -32,27 +31,6 @@ fn expected(p: i64, l: i64) -> i64 {
 
 fn function_name(p_ty: &str, l_ty: &str) -> String {
     format!("width_{p_ty}_{l_ty}")
-}
-
-/// Calls the JIT-compiled `(P, L) -> B` for one type pair; the arguments are
-/// passed at the C type of each MLIR type (index is 64-bit here).
-unsafe fn call(engine: &ExecutionEngine, p_ty: &str, l_ty: &str, p: i64, l: i64) -> i64 {
-    let symbol = engine.lookup(&format!("_mlir_ciface_{}", function_name(p_ty, l_ty)));
-    assert!(!symbol.is_null(), "the JIT has {}", function_name(p_ty, l_ty));
-    unsafe {
-        match (p_ty, l_ty) {
-            ("i64", "i64") => std::mem::transmute::<*mut (), extern "C" fn(i64, i64) -> i64>(symbol)(p, l),
-            ("i32", "i64") => std::mem::transmute::<*mut (), extern "C" fn(i32, i64) -> i64>(symbol)(p as i32, l),
-            ("i64", "i16") => {
-                std::mem::transmute::<*mut (), extern "C" fn(i64, i16) -> i16>(symbol)(p, l as i16) as i64
-            }
-            ("index", "i32") => {
-                std::mem::transmute::<*mut (), extern "C" fn(i64, i32) -> i32>(symbol)(p, l as i32) as i64
-            }
-            ("i16", "index") => std::mem::transmute::<*mut (), extern "C" fn(i16, i64) -> i64>(symbol)(p as i16, l),
-            other => panic!("no C signature for {other:?}"),
-        }
-    }
 }
 
 #[test]
@@ -87,13 +65,13 @@ fn lowered_form_computes_the_formula_for_every_p_and_l() {
         .unwrap();
     session.run(&to_llvm, &mut program).expect("lowering to LLVM succeeds");
     let module = Module::from_operation(program.operation().clone()).expect("a module");
-    let engine = ExecutionEngine::new(&module, 2, &[], false, false);
+    let jit = IntegerJit::new(&module, 2).expect("the JIT compiles the module");
 
     for (p_ty, l_ty) in TYPE_PAIRS {
         let mut mismatches = Vec::new();
         for p in RANGE {
             for l in RANGE {
-                let got = unsafe { call(&engine, p_ty, l_ty, p, l) };
+                let got = jit.call(&function_name(p_ty, l_ty), &[p, l]).expect("the JIT calls it");
                 if got != expected(p, l) {
                     mismatches.push((p, l, got, expected(p, l)));
                 }

@@ -13,7 +13,6 @@
 #![deny(unsafe_code)]
 
 pub mod context;
-pub mod diagnostics;
 pub mod ffi;
 pub mod framework;
 pub mod functions;
@@ -21,6 +20,10 @@ pub mod ir;
 pub mod names;
 pub mod ods;
 pub mod panic;
+
+/// Diagnostics as values live in `cclir-support`, where the simulator
+/// reaches them without MLIR.
+pub use cclir_support::diagnostics;
 
 pub use context::create_context;
 pub use diagnostics::{Diagnostic, Severity, SourceLoc};

@@ -11,93 +11,171 @@
 //! 1: bad input, a runtime error of the program, or a limit reached before
 //! the search finished ("no conclusion").
 //!
-//! The entry point is C's `main`, not Rust's: Rust's runtime would reopen a
-//! closed standard output on /dev/null, and the verdict would be lost
+//! Its entry point is C's `main` (`cclir_dialect::c_main!`, which says why):
+//! a closed standard output must be seen, or the verdict would be lost
 //! without an error.
 #![no_main]
+#![forbid(unsafe_code)]
 
+use cclir::dialect::ffi::{allocator, streams};
 use cclir::sim::{self, memory, report, EntryArg, Options, Outcome, Search};
-use clap::Parser;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::ffi::{OsStr, OsString};
+use clap::builder::{OsStringValueParser, TypedValueParser};
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{CommandFactory, Parser};
 use std::io::Write;
+use std::path::PathBuf;
 
-const USAGE: &str = "USAGE: ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]\n\
-\x20              [--max-states N] [--max-steps N] [--max-memory SIZE] [--threads N] [--exact | --fingerprint BITS]\n\
-\x20              [--engine dfs|stateright] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]\n\
-\n\
-Runs FILE (a ccl program; '-' reads stdin) on P ranks and searches the schedules for data races.\n\
-\x20 --ranks P         ranks to simulate (required, at least 1)\n\
-\x20 --entry NAME      the function every rank runs (default: @main, else the one orchestration function nobody calls)\n\
-\x20 --arg NAME=VALUE  a scalar argument of the entry, by name (rows, %rows) or position (0, 1, ...); others are 0\n\
-\x20 --exhaustive      explore every schedule (the default)\n\
-\x20 --random N        run N random schedules instead\n\
-\x20 --seed S          seed of the random schedules (default 0)\n\
-\x20 --max-states N    stop after generating N states (default 2000000)\n\
-\x20 --max-steps N     steps a thread may run without one another thread can observe (default 1000000)\n\
-\x20 --max-memory SIZE memory the run may hold, in bytes or with K, M, G (default: half the machine's)\n\
-\x20                   reaching a bound is exit 1 with \"no conclusion\", never \"no race\"\n\
-\x20 --threads N       threads of the exhaustive search (default: every core)\n\
-\x20 --fingerprint BITS store visited states as 64- or 128-bit fingerprints (default 128)\n\
-\x20 --exact           store visited states whole (no hash compaction)\n\
-\x20 --engine NAME     dfs (default: depth-first on every core) or stateright (stateright's\n\
-\x20                   breadth-first checker, whole states, shortest schedules)\n\
-\x20 --stats           print what the exhaustive search stored (bytes a state), its depth and time\n\
-\x20 --trace           print every step of the schedule reported (else its last 40 steps), and of\n\x20                   every random schedule as it runs\n\
-\x20 --no-reduction    make every ccl op a scheduling point (for measuring the local-step reduction)\n\
-\x20 --sarif FILE      write the verdict as a SARIF 2.1.0 log too (a race's schedule as one thread flow per thread)\n\
-\x20 --diagram FILE    draw the schedule reported as an SVG (lanes per thread, sync edges, writes in flight)\n";
-
-/// The command line as clap reads it: option values stay raw, so a bad one
-/// gets ccl-sim's own message, and none has to be UTF-8 until it is used.
+/// The command line. Option values are read by the parsers below, whose
+/// errors are the reasons in ccl-sim's `invalid value` messages; what
+/// involves several options is checked after (`parse`).
 #[derive(Parser, Debug)]
-#[command(name = "ccl-sim", no_binary_name = true, disable_help_flag = true, disable_version_flag = true)]
-#[command(args_override_self = true)]
+#[command(
+    name = "ccl-sim",
+    about = "Runs FILE (a ccl program; '-' reads stdin) on P ranks and searches the schedules for data races.\n\
+             Reaching a bound (--max-states, --max-steps, --max-memory) is exit 1 with \"no conclusion\", never \"no \
+             race\".",
+    disable_version_flag = true,
+    args_override_self = true,
+    override_usage = "ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]\n\
+\x20              [--max-states N] [--max-steps N] [--max-memory SIZE] [--threads N] [--exact | --fingerprint BITS]\n\
+\x20              [--engine dfs|stateright] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]",
+    help_template = "USAGE: {usage}\n\n{about}\n\n{all-args}"
+)]
 struct Cli {
+    /// The ccl program ('-' reads stdin)
     #[arg(value_name = "FILE")]
-    files: Vec<OsString>,
-    #[arg(long, allow_hyphen_values = true)]
-    ranks: Option<OsString>,
-    #[arg(long, allow_hyphen_values = true)]
-    entry: Option<OsString>,
-    #[arg(long = "arg", value_name = "NAME=VALUE", allow_hyphen_values = true)]
-    args: Vec<OsString>,
+    files: Vec<PathBuf>,
+
+    /// Ranks to simulate (required, at least 1)
+    #[arg(long, value_name = "P", allow_hyphen_values = true, value_parser = text(number))]
+    ranks: Option<u64>,
+
+    /// The function every rank runs (default: @main, else the one
+    /// orchestration function nobody calls)
+    #[arg(long, value_name = "NAME", allow_hyphen_values = true, value_parser = text(entry))]
+    entry: Option<String>,
+
+    /// A scalar argument of the entry, by name (rows, %rows) or position (0,
+    /// 1, ...); others are 0
+    #[arg(long = "arg", value_name = "NAME=VALUE", allow_hyphen_values = true, value_parser = text(entry_arg))]
+    args: Vec<EntryArg>,
+
+    /// Explore every schedule (the default)
     #[arg(long)]
     exhaustive: bool,
-    #[arg(long, allow_hyphen_values = true)]
-    random: Option<OsString>,
-    #[arg(long, allow_hyphen_values = true)]
-    seed: Option<OsString>,
-    #[arg(long = "max-states", allow_hyphen_values = true)]
-    max_states: Option<OsString>,
-    #[arg(long = "max-steps", allow_hyphen_values = true)]
-    max_steps: Option<OsString>,
-    #[arg(long = "max-memory", allow_hyphen_values = true)]
-    max_memory: Option<OsString>,
-    #[arg(long, allow_hyphen_values = true)]
-    threads: Option<OsString>,
-    #[arg(long, allow_hyphen_values = true)]
-    fingerprint: Option<OsString>,
+
+    /// Run N random schedules instead
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = text(number))]
+    random: Option<u64>,
+
+    /// Seed of the random schedules [default: 0]
+    #[arg(long, value_name = "S", allow_hyphen_values = true, value_parser = text(number))]
+    seed: Option<u64>,
+
+    /// Stop after generating N states [default: 2000000]
+    #[arg(long = "max-states", value_name = "N", allow_hyphen_values = true, value_parser = text(number))]
+    max_states: Option<u64>,
+
+    /// Steps a thread may run without one another thread can observe
+    /// [default: 1000000]
+    #[arg(long = "max-steps", value_name = "N", allow_hyphen_values = true, value_parser = text(number))]
+    max_steps: Option<u64>,
+
+    /// Memory the run may hold, in bytes or with K, M, G [default: half the
+    /// machine's]
+    #[arg(long = "max-memory", value_name = "SIZE", allow_hyphen_values = true, value_parser = text(size))]
+    max_memory: Option<u64>,
+
+    /// Threads of the exhaustive search [default: every core]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = text(number))]
+    threads: Option<u64>,
+
+    /// Store visited states as 64- or 128-bit fingerprints [default: 128]
+    #[arg(long, value_name = "BITS", allow_hyphen_values = true, value_parser = text(fingerprint_bits))]
+    fingerprint: Option<u32>,
+
+    /// Store visited states whole (no hash compaction)
     #[arg(long)]
     exact: bool,
-    #[arg(long, allow_hyphen_values = true)]
-    engine: Option<OsString>,
+
+    /// dfs (default: depth-first on every core) or stateright (stateright's
+    /// breadth-first checker, whole states, shortest schedules)
+    #[arg(long, value_name = "NAME", allow_hyphen_values = true, value_parser = text(engine))]
+    engine: Option<sim::Engine>,
+
+    /// Print what the exhaustive search stored (bytes a state), its depth
+    /// and time
     #[arg(long)]
     stats: bool,
+
+    /// Print every step of the schedule reported (else its last 40 steps),
+    /// and of every random schedule as it runs
     #[arg(long)]
     trace: bool,
+
+    /// Make every ccl op a scheduling point (for measuring the local-step
+    /// reduction)
     #[arg(long = "no-reduction")]
     no_reduction: bool,
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    sarif: Option<OsString>,
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    diagram: Option<OsString>,
-    #[arg(short = 'h', long = "help")]
-    help: bool,
+
+    /// Write the verdict as a SARIF 2.1.0 log too (a race's schedule as one
+    /// thread flow per thread)
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = text(path))]
+    sarif: Option<String>,
+
+    /// Draw the schedule reported as an SVG (lanes per thread, sync edges,
+    /// writes in flight)
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = text(path))]
+    diagram: Option<String>,
+}
+
+/// The parser of an option's value: the value must be UTF-8, then `parse`
+/// reads it; its error is the reason in `invalid value 'x' for --y: reason`.
+fn text<T: Clone + Send + Sync + 'static>(parse: fn(&str) -> Result<T, String>) -> impl TypedValueParser<Value = T> {
+    OsStringValueParser::new().try_map(move |value| match value.to_str() {
+        Some(text) => parse(text),
+        None => Err("not valid UTF-8".to_string()),
+    })
+}
+
+fn number(text: &str) -> Result<u64, String> {
+    text.parse().map_err(|_| "expected a non-negative integer".to_string())
+}
+
+fn entry(text: &str) -> Result<String, String> {
+    Ok(text.trim_start_matches('@').to_string())
+}
+
+fn entry_arg(text: &str) -> Result<EntryArg, String> {
+    let (key, value) = text.split_once('=').ok_or("expected NAME=VALUE")?;
+    Ok(EntryArg { key: key.trim().to_string(), value: value.trim().to_string() })
+}
+
+fn size(text: &str) -> Result<u64, String> {
+    memory::parse_size(text).ok_or_else(|| "expected bytes, or a number with K, M, G or T".to_string())
+}
+
+fn fingerprint_bits(text: &str) -> Result<u32, String> {
+    match number(text)? {
+        bits @ (64 | 128) => Ok(bits as u32),
+        _ => Err("expected 64 or 128".to_string()),
+    }
+}
+
+fn engine(text: &str) -> Result<sim::Engine, String> {
+    match text {
+        "dfs" => Ok(sim::Engine::Dfs),
+        "stateright" => Ok(sim::Engine::Stateright),
+        _ => Err("expected dfs or stateright".to_string()),
+    }
+}
+
+fn path(text: &str) -> Result<String, String> {
+    Ok(text.to_string())
 }
 
 struct Args {
-    file: OsString,
+    file: PathBuf,
     options: Options,
     trace: bool,
     stats: bool,
@@ -106,114 +184,100 @@ struct Args {
     diagram: Option<String>,
 }
 
-/// What the command line asks for: a run, or the usage.
+/// What the command line asks for: a run, or the help.
 enum Request {
     Run(Box<Args>),
-    Help,
+    Help(String),
 }
 
-/// clap's error, in ccl-sim's words.
-fn usage_error(error: clap::Error) -> String {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    let argument = match error.get(ContextKind::InvalidArg) {
-        Some(ContextValue::String(text)) => text.clone(),
-        _ => String::new(),
+/// The help, which also follows every usage error.
+fn help() -> String {
+    Cli::command().render_help().to_string()
+}
+
+/// clap's error, in ccl-sim's words (`invalid value 'x' for --ranks:
+/// expected a non-negative integer`).
+fn usage_error(error: &clap::Error) -> String {
+    let context = |kind| match error.get(kind) {
+        Some(ContextValue::String(text)) => Some(text.clone()),
+        _ => None,
     };
-    // clap names an option as `--entry <ENTRY>`: the option is the first word.
-    let option = argument.split([' ', '=']).next().unwrap_or_default().to_string();
+    // clap names an option with its value (`--entry <NAME>`): the option is
+    // the first word.
+    let option = context(ContextKind::InvalidArg)
+        .map(|argument| argument.split([' ', '=']).next().unwrap_or_default().to_string())
+        .unwrap_or_default();
     match error.kind() {
         ErrorKind::UnknownArgument => format!("unknown option '{option}'"),
+        ErrorKind::ValueValidation => match (context(ContextKind::InvalidValue), std::error::Error::source(error)) {
+            (Some(value), Some(reason)) => format!("invalid value '{value}' for {option}: {reason}"),
+            _ => format!("invalid value for {option}"),
+        },
         ErrorKind::InvalidValue | ErrorKind::NoEquals => format!("missing value for {option}"),
         ErrorKind::InvalidUtf8 => "an argument is not valid UTF-8".to_string(),
         _ => error.kind().as_str().map_or_else(|| error.to_string(), str::to_string),
     }
 }
 
-/// `text` as UTF-8, or an error naming `what`.
-fn utf8<'a>(text: &'a OsStr, what: &str) -> Result<&'a str, String> {
-    text.to_str().ok_or_else(|| format!("invalid value '{}' for {what}: not valid UTF-8", text.to_string_lossy()))
-}
-
-fn number(key: &str, text: &OsStr) -> Result<u64, String> {
-    let text = utf8(text, key)?;
-    text.parse().map_err(|_| format!("invalid value '{text}' for {key}: expected a non-negative integer"))
-}
-
-fn parse(args: Vec<OsString>) -> Result<Request, String> {
-    let cli = Cli::try_parse_from(args).map_err(usage_error)?;
-    if cli.help {
-        return Ok(Request::Help);
-    }
-    let mut options = Options::default();
-    let ranks = cli.ranks.as_deref().map(|r| number("--ranks", r)).transpose()?;
-    if let Some(entry) = &cli.entry {
-        options.entry = Some(utf8(entry, "--entry")?.trim_start_matches('@').to_string());
-    }
-    let random = cli.random.as_deref().map(|r| number("--random", r)).transpose()?;
-    let seed = cli.seed.as_deref().map(|s| number("--seed", s)).transpose()?.unwrap_or(0);
-    if let Some(max) = &cli.max_states {
-        options.max_states = usize::try_from(number("--max-states", max)?).unwrap_or(usize::MAX);
-    }
-    if let Some(max) = &cli.max_steps {
-        options.limits.max_steps = number("--max-steps", max)?;
-    }
-    if let Some(max) = &cli.max_memory {
-        let text = utf8(max, "--max-memory")?;
-        options.limits.max_memory = memory::parse_size(text).ok_or_else(|| {
-            format!("invalid value '{text}' for --max-memory: expected bytes, or a number with K, M, G or T")
-        })?;
-    }
-    for arg in &cli.args {
-        let text = utf8(arg, "--arg")?;
-        let Some((key, value)) = text.split_once('=') else {
-            return Err(format!("invalid value '{text}' for --arg: expected NAME=VALUE"));
-        };
-        options.args.push(EntryArg { key: key.trim().to_string(), value: value.trim().to_string() });
-    }
-    let file = match <[OsString; 1]>::try_from(cli.files) {
+fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Request, String> {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) if error.kind() == ErrorKind::DisplayHelp => return Ok(Request::Help(help())),
+        Err(error) => return Err(usage_error(&error)),
+    };
+    let file = match <[PathBuf; 1]>::try_from(cli.files) {
         Ok([file]) => file,
         Err(files) if files.is_empty() => return Err("no input file".to_string()),
         Err(_) => return Err("more than one input file".to_string()),
     };
-    let ranks = ranks.ok_or("--ranks P is required")?;
+    let mut options = Options { entry: cli.entry, args: cli.args, ..Options::default() };
+    if let Some(max) = cli.max_states {
+        options.max_states = usize::try_from(max).unwrap_or(usize::MAX);
+    }
+    if let Some(max) = cli.max_steps {
+        options.limits.max_steps = max;
+    }
+    if let Some(max) = cli.max_memory {
+        options.limits.max_memory = max;
+    }
+    let ranks = cli.ranks.ok_or("--ranks P is required")?;
     if ranks == 0 || ranks > 64 {
         return Err(format!("--ranks must be between 1 and 64, not {ranks}"));
     }
     options.ranks = ranks as u16;
-    options.search = match (random, cli.exhaustive) {
+    options.search = match (cli.random, cli.exhaustive) {
         (Some(_), true) => return Err("--exhaustive and --random exclude each other".to_string()),
         (Some(0), _) => return Err("--random needs at least one schedule".to_string()),
-        (Some(runs), false) => Search::Random { runs: usize::try_from(runs).unwrap_or(usize::MAX), seed },
+        (Some(runs), false) => {
+            Search::Random { runs: usize::try_from(runs).unwrap_or(usize::MAX), seed: cli.seed.unwrap_or(0) }
+        }
         (None, _) => Search::Exhaustive,
     };
-    if let Some(threads) = &cli.threads {
-        let threads = number("--threads", threads)?;
+    if let Some(threads) = cli.threads {
         if threads == 0 || threads > 1024 {
             return Err(format!("--threads must be between 1 and 1024, not {threads}"));
         }
         options.search_config.threads = threads as usize;
     }
-    options.search_config.store = match (&cli.fingerprint, cli.exact) {
+    options.search_config.store = match (cli.fingerprint, cli.exact) {
         (Some(_), true) => return Err("--exact and --fingerprint exclude each other".to_string()),
         (None, true) => sim::Store::Exact,
-        (Some(bits), false) => match number("--fingerprint", bits)? {
-            bits @ (64 | 128) => sim::Store::Fingerprint { bits: bits as u32 },
-            bits => return Err(format!("invalid value '{bits}' for --fingerprint: expected 64 or 128")),
-        },
+        (Some(bits), false) => sim::Store::Fingerprint { bits },
         (None, false) => sim::Store::default(),
     };
-    if let Some(engine) = &cli.engine {
-        options.search_config.engine = match utf8(engine, "--engine")? {
-            "dfs" => sim::Engine::Dfs,
-            "stateright" => sim::Engine::Stateright,
-            other => return Err(format!("invalid value '{other}' for --engine: expected dfs or stateright")),
-        };
+    if let Some(engine) = cli.engine {
+        options.search_config.engine = engine;
     }
     options.no_reduction = cli.no_reduction;
     options.trace = cli.trace;
-    let sarif = cli.sarif.as_deref().map(|path| utf8(path, "--sarif").map(str::to_string)).transpose()?;
-    let diagram = cli.diagram.as_deref().map(|path| utf8(path, "--diagram").map(str::to_string)).transpose()?;
-    Ok(Request::Run(Box::new(Args { file, options, trace: cli.trace, stats: cli.stats, sarif, diagram })))
+    Ok(Request::Run(Box::new(Args {
+        file,
+        options,
+        trace: cli.trace,
+        stats: cli.stats,
+        sarif: cli.sarif,
+        diagram: cli.diagram,
+    })))
 }
 
 /// Steps of a reported schedule shown without --trace.
@@ -242,7 +306,7 @@ fn run(args: Args) -> Verdict {
     let written = match reports {
         Reports::None => Ok(()),
         Reports::InputError(diagnostics) => match &sarif {
-            Some(path) => sim::sarif::input_error_log(&diagnostics).write_to(path),
+            Some(path) => write_sarif(path, &sim::sarif::input_error_log(&diagnostics)),
             None => Ok(()),
         },
         Reports::Outcome(machine, outcome, stdout) => {
@@ -283,7 +347,7 @@ fn write_reports(
     };
     let summary = sim::summary::summarize(machine, outcome, trace.as_ref());
     if let Some(path) = sarif {
-        sim::sarif::log(&summary, code).write_to(path)?;
+        write_sarif(path, &sim::sarif::log(&summary, code))?;
     }
     if let Some(path) = diagram {
         let svg = match &trace {
@@ -301,9 +365,15 @@ fn write_reports(
     Ok(())
 }
 
+/// Writes `log` to `path` as `-o` writes (a failed write leaves no file).
+fn write_sarif(path: &str, log: &cclir::sarif::Log) -> Result<(), String> {
+    cclir::output::write_whole(path, log.to_json().as_bytes())
+}
+
 fn simulate(mut args: Args) -> (Verdict, Reports) {
     let session = cclir::Session::new();
-    let parsed = if args.file == "-" {
+    let stdin = args.file.as_os_str() == "-";
+    let parsed = if stdin {
         let mut bytes = Vec::new();
         if let Err(error) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
             let message = format!("ccl-sim: cannot read stdin: {}", cclir::output::io_message(&error));
@@ -311,7 +381,7 @@ fn simulate(mut args: Args) -> (Verdict, Reports) {
         }
         String::from_utf8(bytes).map_err(|_| "ccl-sim: error: stdin is not valid UTF-8".to_string())
     } else {
-        let path = std::path::Path::new(&args.file);
+        let path = args.file.as_path();
         std::fs::read(path)
             .map_err(|error| {
                 format!("ccl-sim: cannot open input file '{}': {}", path.display(), cclir::output::io_message(&error))
@@ -324,7 +394,7 @@ fn simulate(mut args: Args) -> (Verdict, Reports) {
         Ok(text) => text,
         Err(message) => return (fail(message), Reports::None),
     };
-    let name = if args.file == "-" { "<stdin>".to_string() } else { args.file.to_string_lossy().into_owned() };
+    let name = if stdin { "<stdin>".to_string() } else { args.file.to_string_lossy().into_owned() };
     let program = match session.parse(&text, &name) {
         Ok(program) => program,
         Err(cclir::Error::Parse { diagnostics, .. }) => {
@@ -408,29 +478,15 @@ fn print_verdict(text: &str) -> Result<(), String> {
     })
 }
 
-/// Whether file descriptor 1 is open (Rust's standard output reports a
-/// closed one as written).
-fn stdout_is_open() -> bool {
-    // SAFETY: F_GETFD on a descriptor number only reads its flags; no
-    // memory is passed.
-    unsafe { libc::fcntl(1, libc::F_GETFD) != -1 }
-}
-
-fn main_with_exit_code() -> u8 {
-    if !stdout_is_open() {
+fn main_with_exit_code() -> i32 {
+    if !streams::stdout_is_open() {
         eprintln!("ccl-sim: error: standard output is closed: the verdict would be lost");
         return 1;
     }
-    let request = match parse(std::env::args_os().skip(1).collect()) {
-        Ok(request) => request,
-        Err(message) => {
-            eprintln!("ccl-sim: error: {message}\n{USAGE}");
-            return 1;
-        }
-    };
-    let args = match request {
-        Request::Help => {
-            return match print_verdict(USAGE) {
+    let args = match parse(std::env::args_os()) {
+        Ok(Request::Run(args)) => *args,
+        Ok(Request::Help(help)) => {
+            return match print_verdict(&help) {
                 Ok(()) => 0,
                 Err(message) => {
                     eprintln!("{message}");
@@ -438,7 +494,10 @@ fn main_with_exit_code() -> u8 {
                 }
             }
         }
-        Request::Run(args) => *args,
+        Err(message) => {
+            eprintln!("ccl-sim: error: {message}\n{}", help());
+            return 1;
+        }
     };
     // The interpreter is iterative, but compiling a deeply nested program
     // recurses over its regions: give it room.
@@ -455,7 +514,7 @@ fn main_with_exit_code() -> u8 {
         }
     };
     match print_verdict(&verdict.stdout) {
-        Ok(()) => verdict.code,
+        Ok(()) => verdict.code.into(),
         Err(message) => {
             eprintln!("{message}");
             1
@@ -463,54 +522,22 @@ fn main_with_exit_code() -> u8 {
     }
 }
 
-#[no_mangle]
-pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
-    main_with_exit_code() as std::ffi::c_int
-}
+cclir::dialect::c_main!(main_with_exit_code);
 
 /// The system allocator, reporting what it holds to `sim::memory` (the
 /// `--max-memory` bound reads it on every state).
-struct CountingAllocator;
-
 #[global_allocator]
-static ALLOCATOR: CountingAllocator = CountingAllocator;
+static ALLOCATOR: allocator::Counting<SimMemory> = allocator::Counting::new();
 
-// SAFETY: every method forwards to `System` with the caller's arguments,
-// which meet `System`'s contract because they meet `GlobalAlloc`'s; the
-// count beside it is atomic bookkeeping and never touches the memory (nor
-// allocates).
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is (see the impl).
-        let pointer = unsafe { System.alloc(layout) };
-        if !pointer.is_null() {
-            memory::allocated(layout.size());
-        }
-        pointer
+/// Where the allocator's counts go.
+struct SimMemory;
+
+impl allocator::Meter for SimMemory {
+    fn allocated(bytes: usize) {
+        memory::allocated(bytes);
     }
 
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is (see the impl).
-        let pointer = unsafe { System.alloc_zeroed(layout) };
-        if !pointer.is_null() {
-            memory::allocated(layout.size());
-        }
-        pointer
-    }
-
-    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as is (see the impl).
-        unsafe { System.dealloc(pointer, layout) };
-        memory::freed(layout.size());
-    }
-
-    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded as is (see the impl).
-        let moved = unsafe { System.realloc(pointer, layout, new_size) };
-        if !moved.is_null() {
-            memory::allocated(new_size);
-            memory::freed(layout.size());
-        }
-        moved
+    fn freed(bytes: usize) {
+        memory::freed(bytes);
     }
 }

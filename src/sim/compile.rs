@@ -7,6 +7,7 @@
 
 use super::program::*;
 use super::value::{wrap, Val};
+use super::InputError;
 use crate::diagnostics::SourceLoc;
 use cclir_dialect::ffi::locations::{location_name, source_loc_of};
 use cclir_dialect::ir;
@@ -17,19 +18,6 @@ use melior::ir::operation::OperationLike;
 use melior::ir::{BlockRef, OperationRef, RegionRef, Value, ValueLike};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-
-/// A located error about the input.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InputError {
-    pub loc: SourceLoc,
-    pub message: String,
-}
-
-impl std::fmt::Display for InputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: error: {}", self.loc, self.message)
-    }
-}
 
 fn error_at(op: OperationRef<'_, '_>, message: impl Into<String>) -> InputError {
     InputError { loc: source_loc_of(op.location()), message: message.into() }

@@ -41,5 +41,5 @@ const RULE: &str = "mlir-diagnostic";
 /// The `write_sarif` hook: the log of the diagnostics kept so far.
 pub(super) fn write_sarif(path: &str, exit_code: i32) -> Result<(), String> {
     let diagnostics = std::mem::take(&mut *RECORDED.lock().unwrap_or_else(|e| e.into_inner()));
-    log(&diagnostics, exit_code).write_to(path)
+    super::output::write_whole(path, log(&diagnostics, exit_code).to_json().as_bytes())
 }

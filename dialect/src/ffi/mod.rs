@@ -24,23 +24,31 @@
 //!   with the tool's hooks ([`tools::OptHooks`]) as safe Rust;
 //! - [`stack`]: the stack the mains run on, sized under the address-space
 //!   limit; [`crash`]: a crash ends them promptly;
+//! - [`jit`]: MLIR's JIT, for functions over integers, called with their
+//!   types checked (the tests run lowered code through it);
+//! - [`streams`]: whether standard output is open (`ccl-sim`'s verdict);
+//!   [`allocator`]: a global allocator that counts what it holds
+//!   (`ccl-sim --max-memory`);
 //! - [`strings`]: strings across the boundary.
 //!
 //! The C++ glue (`cpp/`): [`sys`] declares it, item for item.
 #![allow(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
+pub mod allocator;
 pub mod attributes;
 pub mod bridge;
 pub mod context;
 pub mod crash;
 pub mod driver;
 pub mod identifiers;
+pub mod jit;
 pub mod keys;
 pub mod locations;
 pub mod operations;
 pub mod rewrite;
 pub mod stack;
+pub mod streams;
 pub mod strings;
 pub mod sys;
 pub mod threads;

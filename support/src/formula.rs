@@ -7,10 +7,13 @@
 //! The formula is written once, in [`cal_all_to_all_v_blocks_in`], over an
 //! [`Algebra`]: four operations, each of which is exactly one `arith` op.
 //! Two algebras interpret it:
-//! - [`Exact`] evaluates it on `i128` at compile time; the folder
-//!   (`fold.rs`) uses it through [`blocks`];
-//! - the lowering (`lower.rs`) emits one `arith` op per step, so the dynamic
-//!   form is this same function run with IR values instead of numbers.
+//! - [`Exact`] evaluates it on `i128`: the launch-width pass folds constant
+//!   operands with it through [`blocks`]
+//!   (`passes/src/admit_launch_width/fold.rs`), and `ccl-sim` evaluates the
+//!   op with it at run time;
+//! - the lowering (`passes/src/admit_launch_width/lower.rs`) emits one
+//!   `arith` op per step, so the dynamic form is this same function run
+//!   with IR values instead of numbers.
 //!
 //! Compile time and run time are therefore one definition; the JIT test
 //! (`tests/launch_width_engine.rs`) checks them against each other.

@@ -5,9 +5,9 @@
 //! be measured on the same inputs (docs/benchmarks.md).
 
 use super::{finding_of, Bound, Engine, Outcome, SearchStats, Step};
-use crate::sim::cost::RunCost;
-use crate::sim::machine::{Action, Machine, State};
-use crate::sim::memory;
+use crate::cost::RunCost;
+use crate::machine::{Action, Machine, State};
+use crate::memory;
 use stateright::{Checker, Model, Property};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;

@@ -151,7 +151,7 @@ impl Eq for Tally {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::program::{Func, Kind};
+    use crate::program::{Func, Kind};
 
     fn program(names: &[&str]) -> Program {
         let func = |name: &&str| Func {

@@ -6,7 +6,7 @@
 //! converted to an integer it does not fit) is an error of the program.
 //! Sizes and positions are computed with checked arithmetic.
 
-use super::program::{BinOp, CastOp, Pred, Scalar, Wrap};
+use super::ops::{BinOp, CastOp, Pred, Scalar, Wrap};
 use std::sync::Arc;
 
 /// A view of a buffer: the buffer, the element offset, sizes and strides.

@@ -8,8 +8,8 @@
 //! did not conclude; a clean run is a log without results.
 
 use super::summary::{AccessReport, StepKind, StepReport, Summary, ThreadRef, Verdict};
-use crate::diagnostics::Diagnostic;
-use crate::sarif::{self, CodeFlow, Invocation, Log, Message, Notification, ThreadFlow, ThreadFlowLocation};
+use cclir_support::diagnostics::Diagnostic;
+use cclir_support::sarif::{self, CodeFlow, Invocation, Log, Message, Notification, ThreadFlow, ThreadFlowLocation};
 use std::collections::BTreeMap;
 
 /// The rules of ccl-sim's results.
@@ -108,7 +108,7 @@ fn code_flow(summary: &Summary) -> CodeFlow {
         for thread in &step.threads {
             let location = ThreadFlowLocation {
                 location: sarif::location(
-                    step.loc.as_ref().unwrap_or(&crate::diagnostics::SourceLoc::Unknown),
+                    step.loc.as_ref().unwrap_or(&cclir_support::diagnostics::SourceLoc::Unknown),
                     Some(format!("{}. {}", step.number, step.text)),
                 ),
                 execution_order: step.number as i64,

@@ -4,21 +4,14 @@
 //! signal op back to its source location. Owned data, so the model checker
 //! can share it across threads without the MLIR context.
 
-use crate::diagnostics::SourceLoc;
+use cclir_support::diagnostics::SourceLoc;
+
+pub use crate::ops::{BinOp, CastOp, Pred, Scalar, Wrap};
 
 pub type Reg = u32;
 pub type FuncId = u32;
 pub type SiteId = u32;
 pub type Label = usize;
-
-/// The element type of a scalar, a vector lane or a memory cell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Scalar {
-    /// A signless integer of this many bits (`index` is 64).
-    Int(u32),
-    /// A float of this many bits (computed in f64, rounded to f32 for 32).
-    Float(u32),
-}
 
 /// The type of a value as the interpreter needs it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -43,80 +36,6 @@ pub enum Ty {
 pub enum Operand {
     Static(i64),
     Reg(Reg),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    DivS,
-    DivU,
-    RemS,
-    RemU,
-    CeilDivS,
-    FloorDivS,
-    And,
-    Or,
-    Xor,
-    Shl,
-    ShrS,
-    ShrU,
-    MaxS,
-    MinS,
-    MaxU,
-    MinU,
-    AddF,
-    SubF,
-    MulF,
-    DivF,
-    MaxF,
-    MinF,
-}
-
-/// The overflow flags of `arith.addi`, `subi`, `muli` and `shli`: with
-/// `nsw` (`nuw`) a signed (unsigned) overflow is poison.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Wrap {
-    pub nsw: bool,
-    pub nuw: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CastOp {
-    /// Sign-extend or truncate an integer (index_cast, extsi, trunci).
-    IntSigned,
-    /// Zero-extend or truncate (index_castui, extui).
-    IntUnsigned,
-    SignedToFloat,
-    UnsignedToFloat,
-    FloatToSigned,
-    FloatToUnsigned,
-    /// Float to float (extf, truncf).
-    Float,
-    NegF,
-}
-
-/// `arith.cmpi`/`index.cmp` and `arith.cmpf` predicates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Pred {
-    Eq,
-    Ne,
-    Slt,
-    Sle,
-    Sgt,
-    Sge,
-    Ult,
-    Ule,
-    Ugt,
-    Uge,
-    /// Float predicates: (ordered comparison, accepts unordered).
-    F {
-        lt: bool,
-        eq: bool,
-        gt: bool,
-        unordered: bool,
-    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -179,7 +98,7 @@ pub enum Query {
 pub enum Instr {
     Const {
         dst: Reg,
-        value: crate::sim::value::Val,
+        value: crate::value::Val,
     },
     /// Parallel moves `(dst, src)` (block arguments, loop-carried values).
     Move {

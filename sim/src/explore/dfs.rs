@@ -17,9 +17,9 @@
 use super::fingerprint::fingerprint;
 use super::visited::Visited;
 use super::{finding_of, replay, Bound, Engine, Outcome, SearchConfig, SearchStats};
-use crate::sim::cost::RunCost;
-use crate::sim::machine::{Action, Finding, Machine, State};
-use crate::sim::memory;
+use crate::cost::RunCost;
+use crate::machine::{Action, Finding, Machine, State};
+use crate::memory;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

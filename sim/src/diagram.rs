@@ -614,8 +614,8 @@ fn events(svg: &mut String, layout: &Layout) {
         let line = event
             .site
             .map(|s| match &layout.machine.program.site(s).loc {
-                crate::diagnostics::SourceLoc::File { line, .. } => line.to_string(),
-                crate::diagnostics::SourceLoc::Unknown => String::new(),
+                cclir_support::diagnostics::SourceLoc::File { line, .. } => line.to_string(),
+                cclir_support::diagnostics::SourceLoc::Unknown => String::new(),
             })
             .unwrap_or_default();
         writeln!(

@@ -7,7 +7,7 @@ use super::explore::{Bound, Engine, SearchStats, Step, Store};
 use super::machine::{Access, Action, Finding, Machine, Race, RaceKind, State, ThreadId};
 use super::memory;
 use super::program::{SiteId, Ty};
-use crate::diagnostics::{Diagnostic, Severity, SourceLoc};
+use cclir_support::diagnostics::{Diagnostic, Severity, SourceLoc};
 use std::fmt::Write;
 
 /// Who a thread is: `rank 1 block 0` or `rank 1 host`.

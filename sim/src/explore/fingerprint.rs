@@ -3,7 +3,7 @@
 //! rest and the cost counts), so the visited set can keep 16 or 8 bytes a
 //! state instead of the state (hash compaction).
 
-use crate::sim::machine::State;
+use crate::machine::State;
 use siphasher::sip128::{Hasher128, SipHasher13};
 use std::hash::Hash;
 

@@ -2,7 +2,8 @@
 //! that code-scanning services and editors read), for `ccl-opt --sarif` and
 //! `ccl-sim --sarif`: the part of the format these tools write, as
 //! serializable types, the conversion of a diagnostic (its notes become
-//! related locations), and the atomic write of a log to a file.
+//! related locations). The tools write a log with their atomic `-o` write
+//! (`cclir::output::write_whole`).
 //!
 //! `tests/sarif.rs` validates what both tools write against the schema
 //! (`tests/data/sarif-schema-2.1.0.json`).
@@ -268,11 +269,6 @@ impl Log {
 
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a SARIF log serializes") + "\n"
-    }
-
-    /// Writes the log to `path` as `-o` writes (`output::write_whole`).
-    pub fn write_to(&self, path: &str) -> Result<(), String> {
-        crate::tools::output::write_whole(path, self.to_json().as_bytes())
     }
 }
 

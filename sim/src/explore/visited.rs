@@ -7,7 +7,7 @@
 //! chance). The exact store keeps every state and compares them whole.
 
 use super::Store;
-use crate::sim::machine::State;
+use crate::machine::State;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};

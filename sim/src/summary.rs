@@ -10,7 +10,7 @@ use super::machine::{Access, Action, Finding, Machine, RaceKind, ThreadId};
 use super::program::SiteId;
 use super::report;
 use super::trace::Trace;
-use crate::diagnostics::{Diagnostic, SourceLoc};
+use cclir_support::diagnostics::{Diagnostic, SourceLoc};
 use std::fmt;
 
 /// What a search concluded.

@@ -8,9 +8,9 @@
 //! lowest-numbered run that found one (the runs below it all complete).
 
 use super::{finding_of, replay, Bound, Outcome};
-use crate::sim::cost::{RunCost, Tally};
-use crate::sim::machine::{Action, Machine};
-use crate::sim::memory;
+use crate::cost::{RunCost, Tally};
+use crate::machine::{Action, Machine};
+use crate::memory;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -79,7 +79,7 @@ impl Shared<'_> {
             }
             let action = actions[rng.usize(..actions.len())];
             if self.trace {
-                eprintln!("  {:>4}. {}", taken.len() + 1, crate::sim::report::step(machine, &state, action));
+                eprintln!("  {:>4}. {}", taken.len() + 1, crate::report::step(machine, &state, action));
             }
             // No earlier state is kept: the step changes this one in place.
             machine.apply(&mut state, action);

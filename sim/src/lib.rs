@@ -1,0 +1,220 @@
+//! The core of `ccl-sim`, without MLIR: an executable model of ccl
+//! programs over P ranks that finds the data races the markers exist to
+//! prevent (docs/ccl-sim.md).
+//!
+//! `program` is the flat program the model runs (the root package's
+//! `cclir::sim::compile` makes it from an MLIR module), `machine` is the
+//! execution model (caches, in-flight writes, signals, vector clocks, race
+//! detection), `explore` chooses schedules (an exhaustive search with
+//! partial-order reduction, or seeded random ones) and `report`, `summary`,
+//! `trace`, `sarif` and `diagram` say what was found.
+
+pub mod cost;
+pub mod diagram;
+pub mod explore;
+pub mod machine;
+pub mod memory;
+pub mod ops;
+pub mod program;
+pub mod report;
+pub mod sarif;
+pub mod summary;
+pub mod trace;
+pub mod value;
+
+pub use cost::{Cost, CostRange, RunCost};
+pub use explore::{Bound, Engine, Outcome, SearchConfig, SearchStats, Step, Store};
+pub use machine::{Finding, Limits, Machine, RaceKind};
+
+use cclir_support::SourceLoc;
+use program::{Program, Scalar, Ty};
+use std::sync::Arc;
+use value::Val;
+
+/// How to search.
+#[derive(Clone, Debug)]
+pub enum Search {
+    Exhaustive,
+    Random { runs: usize, seed: u64 },
+}
+
+/// A value for one scalar argument of the entry (`--arg rows=1024`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryArg {
+    /// The argument's name as the source spells it (`rows` or `%rows`), or
+    /// its position from 0 (`11`).
+    pub key: String,
+    /// An integer (`1024`, `-1`; `true`/`false` for i1) or a float.
+    pub value: String,
+}
+
+/// Options of one simulation.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub ranks: u16,
+    pub entry: Option<String>,
+    pub search: Search,
+    /// States generated (exhaustive) or steps taken (random) before the
+    /// search stops with no conclusion.
+    pub max_states: usize,
+    /// Local steps, bytes: see [`Limits`].
+    pub limits: Limits,
+    /// The entry's scalar arguments that are not zero.
+    pub args: Vec<EntryArg>,
+    /// The text the module was parsed from: argument names come from it.
+    pub source: Option<Arc<str>>,
+    /// Every ccl op its own scheduling point (for measuring the reduction).
+    pub no_reduction: bool,
+    /// Print each random schedule's steps as they run.
+    pub trace: bool,
+    /// How the exhaustive search runs (its `max_states` is the field
+    /// above).
+    pub search_config: SearchConfig,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            ranks: 2,
+            entry: None,
+            search: Search::Exhaustive,
+            max_states: 2_000_000,
+            limits: Limits::default(),
+            args: Vec::new(),
+            source: None,
+            no_reduction: false,
+            trace: false,
+            search_config: SearchConfig { threads: available_threads(), ..SearchConfig::default() },
+        }
+    }
+}
+
+/// A located error about the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputError {
+    pub loc: SourceLoc,
+    pub message: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: error: {}", self.loc, self.message)
+    }
+}
+
+/// Explores `program` (its entry's arguments and the search from
+/// `options`; `entry` and `source` were the front end's).
+pub fn run(program: Program, options: &Options) -> Result<(Machine, Outcome), InputError> {
+    let at = |site: Option<program::SiteId>| match site {
+        Some(site) => program.site(site).loc.clone(),
+        None => program.site(program.funcs[program.entry as usize].site).loc.clone(),
+    };
+    let threads = Machine::threads_needed(&program, options.ranks);
+    if threads > machine::MAX_THREADS {
+        return Err(InputError {
+            loc: at(program.widest),
+            message: format!(
+                "a launch of {} blocks on {} ranks needs {threads} threads (ranks x (blocks + 1)): ccl-sim runs at \
+                 most {}: no conclusion",
+                program.slots,
+                options.ranks,
+                machine::MAX_THREADS
+            ),
+        });
+    }
+    let entry_args =
+        entry_arguments(&program, &options.args).map_err(|message| InputError { loc: at(None), message })?;
+    let mut machine = Machine::new(Arc::new(program), options.ranks, options.no_reduction);
+    machine.limits = options.limits;
+    machine.entry_args = entry_args;
+    let outcome = match options.search {
+        Search::Exhaustive => {
+            let config = SearchConfig { max_states: options.max_states, ..options.search_config };
+            explore::exhaustive(machine.clone(), &config)
+        }
+        Search::Random { runs, seed } => {
+            explore::random(&machine, runs, seed, options.max_states, options.trace, options.search_config.threads)
+        }
+    };
+    Ok((machine, outcome))
+}
+
+/// The cores the search may use (1 where they cannot be counted).
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map(usize::from).unwrap_or(1)
+}
+
+/// The values `args` give the entry's parameters, by position.
+fn entry_arguments(program: &Program, args: &[EntryArg]) -> Result<Vec<Option<Val>>, String> {
+    let entry = &program.funcs[program.entry as usize];
+    let mut values: Vec<Option<Val>> = vec![None; entry.param_types.len()];
+    let name_of = |n: usize| match program.entry_arg_names.get(n).cloned().flatten() {
+        Some(name) => format!("%{name}"),
+        None => format!("#{n}"),
+    };
+    for arg in args {
+        let key = arg.key.trim_start_matches('%');
+        let position = match key.parse::<usize>() {
+            Ok(n) if n < values.len() => n,
+            Ok(_) => {
+                return Err(format!(
+                    "--arg {}: @{} takes {} arguments (positions 0 to {})",
+                    arg.key,
+                    entry.name,
+                    values.len(),
+                    values.len().saturating_sub(1)
+                ))
+            }
+            Err(_) => match program.entry_arg_names.iter().position(|name| name.as_deref() == Some(key)) {
+                Some(n) => n,
+                None if program.entry_arg_names.is_empty() => {
+                    return Err(format!(
+                        "--arg {}: the argument names of @{} are unknown here (no source text): give its position",
+                        arg.key, entry.name
+                    ))
+                }
+                None => {
+                    let names: Vec<String> = (0..values.len()).map(name_of).collect();
+                    return Err(format!(
+                        "--arg {}: @{} has no argument %{key} (it has {})",
+                        arg.key,
+                        entry.name,
+                        names.join(", ")
+                    ));
+                }
+            },
+        };
+        let what = format!("--arg {}={} (argument {} of @{})", arg.key, arg.value, name_of(position), entry.name);
+        let value = match &entry.param_types[position] {
+            Ty::Scalar(scalar) => scalar_value(*scalar, &arg.value).map_err(|why| format!("{what}: {why}"))?,
+            _ => {
+                return Err(format!("{what}: only scalar arguments can be set; memrefs are allocated from their types"))
+            }
+        };
+        if values[position].replace(value).is_some() {
+            return Err(format!("{what}: the argument is set twice"));
+        }
+    }
+    Ok(values)
+}
+
+/// `text` as a value of `scalar`.
+fn scalar_value(scalar: Scalar, text: &str) -> Result<Val, String> {
+    match scalar {
+        Scalar::Int(bits) => {
+            let value: i128 = match text {
+                "true" if bits == 1 => 1,
+                "false" if bits == 1 => 0,
+                _ => text.parse().map_err(|_| format!("'{text}' is not an integer"))?,
+            };
+            // Signed or unsigned spellings of an i{bits} value.
+            let low = -(1i128 << (bits - 1));
+            let high = (1i128 << bits) - 1;
+            if value < low || value > high {
+                return Err(format!("{value} does not fit i{bits}"));
+            }
+            Ok(Val::Int(value::wrap(value as i64, bits)))
+        }
+        Scalar::Float(_) => text.parse::<f64>().map(Val::float).map_err(|_| format!("'{text}' is not a number")),
+    }
+}

@@ -1,0 +1,152 @@
+//! Memory through a block's private non-coherent cache and its in-flight
+//! queue: cached and direct reads and writes, and the counted indexes of
+//! in-flight writes and dirty lines.
+
+use super::*;
+
+impl Machine {
+    pub(super) fn cell(&self, state: &State, loc: Loc, site: SiteId) -> Result<Cell, Fail> {
+        let buffer = state.buffers.get(loc.buffer as usize);
+        match buffer.map(|b| b.copies[loc.rank as usize]) {
+            Some(Presence::Freed) => {
+                return Err(fail(Some(site), format!("an access to a buffer rank {} deallocated", loc.rank)))
+            }
+            Some(Presence::Absent) => {
+                return Err(fail(
+                    Some(site),
+                    format!("an access to rank {}'s copy of a buffer before rank {} allocated it", loc.rank, loc.rank),
+                ))
+            }
+            _ => {}
+        }
+        buffer
+            .and_then(|b| b.ranks[loc.rank as usize].get(loc.index as usize))
+            .copied()
+            .ok_or_else(|| fail(Some(site), "an access out of its buffer"))
+    }
+
+    /// `t`'s newest write of `loc` still in its in-flight queue (a write-back
+    /// its own invalidate started, or a put or remote store), if any.
+    pub(super) fn own_pending(&self, state: &State, t: ThreadId, loc: Loc) -> Option<Cell> {
+        state.inflight[t as usize]
+            .iter()
+            .flat_map(|unit| &unit.writes)
+            .filter(|(l, _)| *l == loc)
+            .map(|(_, cell)| *cell)
+            .max_by_key(|cell| cell.writer.map(|w| w.seq))
+    }
+
+    /// A GM read through `t`'s cache. Own accesses are coherent: the read
+    /// returns `t`'s newest write of `loc` wherever it sits. A line in the
+    /// cache is always the newest (a write-back or a put of `loc` drops it,
+    /// and a write or read puts back the newest); else the newest write in
+    /// `t`'s queue (writes of one thread are numbered in order); else
+    /// memory. A value taken from the queue or memory is kept as a clean
+    /// line.
+    pub(super) fn read_cached(&self, state: &mut State, t: ThreadId, loc: Loc, site: SiteId) -> Result<u64, Fail> {
+        // The buffer exists and is not freed, even if the line is cached.
+        self.cell(state, loc, site)?;
+        let cell = match state.caches[t as usize].get(&loc) {
+            Some(line) => line.cell,
+            None => {
+                let cell = match self.own_pending(state, t, loc) {
+                    Some(pending) => pending,
+                    None => self.cell(state, loc, site)?,
+                };
+                Arc::make_mut(&mut state.caches[t as usize]).insert(loc, Line { cell, dirty: false });
+                cell
+            }
+        };
+        self.check_read(state, t, loc, cell, site)?;
+        Ok(cell.bits)
+    }
+
+    /// A write of `loc` by `t` that goes to its queue (a put, a remote
+    /// store): `t`'s line of `loc`, if any, is older and goes (a dirty one
+    /// was overwritten before it was written back).
+    pub(super) fn queue_write(
+        &self,
+        state: &mut State,
+        t: ThreadId,
+        loc: Loc,
+        bits: u64,
+        site: SiteId,
+    ) -> Result<(Loc, Cell), Fail> {
+        self.cell(state, loc, site)?;
+        let writer = self.check_write(state, t, loc, site)?;
+        if state.caches[t as usize].contains_key(&loc) {
+            let line = Arc::make_mut(&mut state.caches[t as usize]).remove(&loc);
+            if line.is_some_and(|line| line.dirty) {
+                count_down(&mut state.dirty_index.0, loc);
+            }
+        }
+        Ok((loc, Cell { bits, writer: Some(writer) }))
+    }
+
+    /// A GM write into `t`'s cache (a dirty line).
+    pub(super) fn write_cached(
+        &self,
+        state: &mut State,
+        t: ThreadId,
+        loc: Loc,
+        bits: u64,
+        site: SiteId,
+    ) -> Result<(), Fail> {
+        self.cell(state, loc, site)?;
+        let writer = self.check_write(state, t, loc, site)?;
+        let before = Arc::make_mut(&mut state.caches[t as usize])
+            .insert(loc, Line { cell: Cell { bits, writer: Some(writer) }, dirty: true });
+        if !before.is_some_and(|line| line.dirty) {
+            *state.dirty_index.0.entry(loc).or_insert(0) += 1;
+        }
+        Ok(())
+    }
+
+    /// A read straight from memory (a collective).
+    pub(super) fn read_direct(&self, state: &mut State, t: ThreadId, loc: Loc, site: SiteId) -> Result<u64, Fail> {
+        let cell = self.cell(state, loc, site)?;
+        self.check_read(state, t, loc, cell, site)?;
+        Ok(cell.bits)
+    }
+
+    pub(super) fn write_direct(
+        &self,
+        state: &mut State,
+        t: ThreadId,
+        loc: Loc,
+        bits: u64,
+        site: SiteId,
+    ) -> Result<(), Fail> {
+        self.cell(state, loc, site)?;
+        let writer = self.check_write(state, t, loc, site)?;
+        Arc::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])[loc.index as usize] =
+            Cell { bits, writer: Some(writer) };
+        Ok(())
+    }
+
+    pub(super) fn enqueue(&self, state: &mut State, t: ThreadId, unit: Unit) {
+        if unit.writes.is_empty() {
+            return;
+        }
+        self.note(state, t, Some(unit.site), || EventKind::Issue {
+            unit: trace::unit_key(&unit),
+            writes: unit.writes.len(),
+        });
+        for (loc, _) in &unit.writes {
+            *state.inflight_index.0.entry(*loc).or_insert(0) += 1;
+        }
+        let queue = &mut state.inflight[t as usize];
+        queue.push(unit);
+        queue.sort();
+    }
+}
+
+/// One fewer of `loc` in a count index (the entry goes at zero).
+pub(super) fn count_down(index: &mut BTreeMap<Loc, u32>, loc: Loc) {
+    match index.get_mut(&loc) {
+        Some(count) if *count > 1 => *count -= 1,
+        _ => {
+            index.remove(&loc);
+        }
+    }
+}

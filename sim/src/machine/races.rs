@@ -1,0 +1,86 @@
+//! Vector clocks and the race checks: each access against the shadow
+//! state of its location (a stale read, two unordered accesses).
+
+use super::*;
+
+impl Machine {
+    pub(super) fn access(&self, state: &State, t: ThreadId, site: SiteId, write: bool) -> Access {
+        let thread = &state.threads[t as usize];
+        Access {
+            thread: t,
+            epoch: thread.clock[t as usize],
+            seq: thread.writes,
+            site,
+            launch: thread.launch,
+            kernel: if self.slot_of(t) == 0 { None } else { thread.kernel },
+            write,
+        }
+    }
+
+    /// Race checks and shadow update for a read of `loc` by `t` that
+    /// returned `cell`.
+    pub(super) fn check_read(
+        &self,
+        state: &mut State,
+        t: ThreadId,
+        loc: Loc,
+        cell: Cell,
+        site: SiteId,
+    ) -> Result<(), Fail> {
+        let me = self.access(state, t, site, false);
+        let clock = state.threads[t as usize].clock.clone();
+        let shadow = state.shadow.entry(loc).or_default();
+        if let Some(write) = shadow.write {
+            unordered_with(&write, &me, loc, &clock)?;
+            // The read must return the last write when that write happens
+            // before it (or is this thread's own).
+            if cell.writer != Some(WriteId { thread: write.thread, seq: write.seq }) {
+                return Err(Finding::Race(Race { kind: RaceKind::StaleRead, loc, first: write, second: me }));
+            }
+        }
+        shadow.reads.retain(|r| r.thread != t);
+        shadow.reads.push(me);
+        shadow.reads.sort();
+        Ok(())
+    }
+
+    /// Race checks and shadow update for a write of `loc` by `t`; returns the
+    /// write's identity.
+    pub(super) fn check_write(&self, state: &mut State, t: ThreadId, loc: Loc, site: SiteId) -> Result<WriteId, Fail> {
+        let writes = &mut state.threads[t as usize].writes;
+        *writes = writes
+            .checked_add(1)
+            .ok_or_else(|| limit(Some(site), "a thread made 2^32 writes: they cannot be told apart: no conclusion"))?;
+        let me = self.access(state, t, site, true);
+        let clock = state.threads[t as usize].clock.clone();
+        let shadow = state.shadow.entry(loc).or_default();
+        for earlier in shadow.write.iter().chain(&shadow.reads) {
+            unordered_with(earlier, &me, loc, &clock)?;
+        }
+        shadow.reads.clear();
+        shadow.write = Some(me);
+        Ok(WriteId { thread: t, seq: me.seq })
+    }
+}
+
+/// Race (b): `earlier`, by another thread, does not happen before `me`
+/// (whose thread's clock is `clock`).
+pub(super) fn unordered_with(earlier: &Access, me: &Access, loc: Loc, clock: &[u32]) -> Result<(), Fail> {
+    if earlier.thread != me.thread && !happens_before(earlier, clock) {
+        return Err(Finding::Race(Race { kind: RaceKind::Unordered, loc, first: *earlier, second: *me }));
+    }
+    Ok(())
+}
+
+/// Whether access `a` happens before a thread whose clock is `clock`.
+pub(super) fn happens_before(a: &Access, clock: &[u32]) -> bool {
+    a.epoch <= clock[a.thread as usize]
+}
+
+pub(super) fn join(a: &[u32], b: &[u32]) -> Vec<u32> {
+    a.iter().zip(b).map(|(x, y)| *x.max(y)).collect()
+}
+
+pub(super) fn tick(clock: &mut Arc<Vec<u32>>, t: ThreadId) {
+    Arc::make_mut(clock)[t as usize] += 1;
+}
