@@ -51,8 +51,12 @@ pub fn compile(prefix: &Path, cpp: &Path, out: &Path) -> PathBuf {
     for flag in cxxflags.split_whitespace() {
         build.flag(flag);
     }
-    let mut objects = build.clone().files(GLUE.iter().map(|f| cpp.join(f))).compile_intermediates();
-    let plugin_object = build.clone().file(cpp.join(PLUGIN)).compile_intermediates();
+    // One batch, compiled in parallel (cc's `parallel` feature, within
+    // cargo's job limit): this compile is on the critical path of a cold
+    // build, since every crate above this one waits for this build script.
+    let sources: Vec<PathBuf> = GLUE.iter().chain([&PLUGIN]).map(|f| cpp.join(f)).collect();
+    let (plugin_object, mut objects): (Vec<PathBuf>, Vec<PathBuf>) =
+        build.files(&sources).compile_intermediates().into_iter().partition(|o| is_object_of(o, PLUGIN));
 
     // The static glue library, for the Rust binaries.
     let mut archive = cc::Build::new();
@@ -63,7 +67,7 @@ pub fn compile(prefix: &Path, cpp: &Path, out: &Path) -> PathBuf {
     archive.compile("cclir_mlir_glue");
 
     // The plugin: the dialect and its entry point against the shared MLIR.
-    objects.retain(|o| o.file_name().is_some_and(|n| n.to_string_lossy().contains("CclDialect")));
+    objects.retain(|o| is_object_of(o, "CclDialect.cpp"));
     objects.extend(plugin_object);
     let library = out.join(PLUGIN_LIBRARY);
     let lib_dir = prefix.join("lib");
@@ -78,6 +82,12 @@ pub fn compile(prefix: &Path, cpp: &Path, out: &Path) -> PathBuf {
         .arg("-lLLVM");
     run(&mut link);
     library
+}
+
+/// Whether cc compiled `object` (`<hash>-<stem>.o`) from the source `file`.
+fn is_object_of(object: &Path, file: &str) -> bool {
+    let stem = file.strip_suffix(".cpp").unwrap_or(file);
+    object.file_stem().is_some_and(|name| name.to_string_lossy().ends_with(&format!("-{stem}")))
 }
 
 fn llvm_config(prefix: &Path, flag: &str) -> String {
