@@ -142,14 +142,14 @@ impl Machine {
                     Scalar::Int(b) => value::wrap(bits, b),
                     Scalar::Float(_) => bits,
                 };
-                Arc::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])[loc.index as usize] =
-                    Cell { bits: bits as u64, writer: None };
+                Shared::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])
+                    [loc.index as usize] = Cell { bits: bits as u64, writer: None };
                 let mine = state.threads[t as usize].clock.clone();
                 let clock = match (state.signal_clocks.get(&loc), add) {
                     (Some(previous), true) => join(previous, &mine),
                     _ => (*mine).clone(),
                 };
-                state.signal_clocks.insert(loc, Arc::new(clock));
+                state.signal_clocks.insert(loc, Shared::new(clock));
                 if !add {
                     state.set_cells.insert(loc);
                 }
@@ -161,7 +161,7 @@ impl Machine {
                 self.note(state, t, Some(site), || EventKind::Wait { cell: loc });
                 if let Some(clock) = state.signal_clocks.get(&loc).cloned() {
                     let thread = &mut state.threads[t as usize];
-                    thread.clock = Arc::new(join(&thread.clock, &clock));
+                    thread.clock = Shared::new(join(&thread.clock, &clock));
                 }
             }
             CclOp::Fence => state.cost.of(counted).fences += 1,
@@ -170,7 +170,7 @@ impl Machine {
                 if let Some(target) = target.as_ref().filter(|target| !target.is_nested()) {
                     room(target.len())?;
                 }
-                let cache = Arc::make_mut(&mut state.caches[t as usize]);
+                let cache = Shared::make_mut(&mut state.caches[t as usize]);
                 let selected: Vec<Loc> = match &target {
                     None => cache.keys().copied().collect(),
                     // A view whose positions decompose is tested line by

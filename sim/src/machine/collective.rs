@@ -36,7 +36,7 @@ impl Machine {
         for h in &hosts {
             clock = join(&clock, &state.threads[*h as usize].clock);
         }
-        let clock = Arc::new(clock);
+        let clock = Shared::new(clock);
         for h in &hosts {
             state.threads[*h as usize].clock = clock.clone();
         }

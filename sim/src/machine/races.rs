@@ -81,6 +81,6 @@ pub(super) fn join(a: &[u32], b: &[u32]) -> Vec<u32> {
     a.iter().zip(b).map(|(x, y)| *x.max(y)).collect()
 }
 
-pub(super) fn tick(clock: &mut Arc<Vec<u32>>, t: ThreadId) {
-    Arc::make_mut(clock)[t as usize] += 1;
+pub(super) fn tick(clock: &mut Shared<Vec<u32>>, t: ThreadId) {
+    Shared::make_mut(clock)[t as usize] += 1;
 }

@@ -186,8 +186,9 @@ impl Machine {
                     count_down(&mut next.inflight_index.0, *loc);
                 }
                 for (loc, cell) in unit.writes {
-                    if let Some(slot) = Arc::make_mut(&mut next.buffers[loc.buffer as usize].ranks[loc.rank as usize])
-                        .get_mut(loc.index as usize)
+                    if let Some(slot) =
+                        Shared::make_mut(&mut next.buffers[loc.buffer as usize].ranks[loc.rank as usize])
+                            .get_mut(loc.index as usize)
                     {
                         *slot = cell;
                     }

@@ -4,6 +4,7 @@
 
 use crate::cost::Tally;
 use crate::program::*;
+use crate::shared::Shared;
 use crate::value::Val;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -132,7 +133,7 @@ pub enum Status {
 pub struct Thread {
     pub status: Status,
     pub frames: Vec<Frame>,
-    pub clock: Arc<Vec<u32>>,
+    pub clock: Shared<Vec<u32>>,
     pub launch: u32,
     pub kernel: Option<FuncId>,
     pub writes: u32,
@@ -143,7 +144,7 @@ pub struct Buffer {
     pub element: Scalar,
     /// One copy per rank (windows are symmetric: a peer's copy of the same
     /// operand is the same buffer on the peer).
-    pub ranks: Vec<Arc<Vec<Cell>>>,
+    pub ranks: Vec<Shared<Vec<Cell>>>,
     /// Per rank, whether its copy exists (an allocation makes a rank's copy
     /// when that rank runs it; `memref.dealloc` frees it).
     pub copies: Vec<Presence>,
@@ -163,16 +164,16 @@ pub enum Presence {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
-    pub threads: Vec<Thread>,
+    pub threads: Vec<Shared<Thread>>,
     pub buffers: Vec<Buffer>,
-    pub caches: Vec<Arc<BTreeMap<Loc, Line>>>,
+    pub caches: Vec<Shared<BTreeMap<Loc, Line>>>,
     /// Per thread, kept sorted: the order of the queue does not matter.
     pub inflight: Vec<Vec<Unit>>,
     /// How many in-flight writes go to each location: `inflight` indexed.
     pub inflight_index: Derived<BTreeMap<Loc, u32>>,
     /// How many caches hold a dirty line of each location: `caches` indexed.
     pub dirty_index: Derived<BTreeMap<Loc, u32>>,
-    pub signal_clocks: BTreeMap<Loc, Arc<Vec<u32>>>,
+    pub signal_clocks: BTreeMap<Loc, Shared<Vec<u32>>>,
     /// Signal cells a `set` notify has written: their clocks are not
     /// monotone, so waits on them are always scheduling points.
     pub set_cells: std::collections::BTreeSet<Loc>,

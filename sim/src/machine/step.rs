@@ -146,7 +146,7 @@ impl Machine {
                     Presence::Absent => return Err(fail(None, "a dealloc of a buffer this rank has not allocated")),
                 }
                 buffer.copies[rank] = Presence::Freed;
-                buffer.ranks[rank] = Arc::new(Vec::new());
+                buffer.ranks[rank] = Shared::new(Vec::new());
             }
             Instr::Call { site, callee, args, results, width, submit } => {
                 let values: Vec<Val> = args.iter().map(|a| reg(frame, *a)).collect();
@@ -215,7 +215,7 @@ impl Machine {
             thread.status = Status::Running;
             thread.launch = launch;
             thread.kernel = Some(callee);
-            thread.clock = Arc::new(join(&thread.clock, &host_clock));
+            thread.clock = Shared::new(join(&thread.clock, &host_clock));
         }
         self.note(state, t, site, || EventKind::Launch { first, count: width as u16, kernel: callee });
         let host = &mut state.threads[t as usize];
@@ -249,7 +249,7 @@ impl Machine {
         }
         self.note(state, host, None, || EventKind::Join { first, count });
         let host_thread = &mut state.threads[host as usize];
-        host_thread.clock = Arc::new(clock);
+        host_thread.clock = Shared::new(clock);
         if host_thread.frames.is_empty() {
             // The entry was the kernel itself (`initial` launched it with no
             // host frame): the host has nothing left to run.
