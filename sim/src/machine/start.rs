@@ -20,7 +20,6 @@ impl Machine {
             dirty_index: Derived::default(),
             signal_clocks: BTreeMap::new(),
             set_cells: Default::default(),
-            shadow: BTreeMap::new(),
             allocations: BTreeMap::new(),
             alloc_counts: BTreeMap::new(),
             launch_counts: BTreeMap::new(),
@@ -161,6 +160,7 @@ impl Machine {
                 ranks: vec![self.new_copy(element, len, self.ranks as u64, what)?; self.ranks as usize],
                 copies: vec![Presence::Live; self.ranks as usize],
                 len,
+                shadow: vec![Shared::default(); self.ranks as usize],
             },
             Some(rank) => {
                 // The absent copies share one empty vector.
@@ -170,13 +170,14 @@ impl Machine {
                     ranks: vec![absent; self.ranks as usize],
                     copies: vec![Presence::Absent; self.ranks as usize],
                     len,
+                    shadow: vec![Shared::default(); self.ranks as usize],
                 };
                 buffer.ranks[rank as usize] = self.new_copy(element, len, 1, what)?;
                 buffer.copies[rank as usize] = Presence::Live;
                 buffer
             }
         };
-        state.buffers.push(buffer);
+        state.buffers.push(Shared::new(buffer));
         Ok(id)
     }
 

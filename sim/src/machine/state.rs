@@ -150,6 +150,9 @@ pub struct Buffer {
     pub copies: Vec<Presence>,
     /// Elements of each copy.
     pub len: u32,
+    /// Per rank, the shadow of each element of its copy accessed so far, by
+    /// index: a step that accesses one copy writes that copy's alone.
+    pub shadow: Vec<Shared<BTreeMap<u32, Shadow>>>,
 }
 
 /// Whether a rank's copy of a buffer exists.
@@ -165,7 +168,7 @@ pub enum Presence {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
     pub threads: Vec<Shared<Thread>>,
-    pub buffers: Vec<Buffer>,
+    pub buffers: Vec<Shared<Buffer>>,
     pub caches: Vec<Shared<BTreeMap<Loc, Line>>>,
     /// Per thread, kept sorted: the order of the queue does not matter.
     pub inflight: Vec<Vec<Unit>>,
@@ -177,7 +180,6 @@ pub struct State {
     /// Signal cells a `set` notify has written: their clocks are not
     /// monotone, so waits on them are always scheduling points.
     pub set_cells: std::collections::BTreeSet<Loc>,
-    pub shadow: BTreeMap<Loc, Shadow>,
     /// Dynamic allocations: (site, slot, n-th by that slot) -> buffer.
     pub allocations: BTreeMap<(SiteId, u16, u32), u32>,
     pub alloc_counts: BTreeMap<(ThreadId, SiteId), u32>,
