@@ -84,8 +84,20 @@ pub(super) fn happens_before(a: &Access, clock: &[u32]) -> bool {
     a.epoch <= clock[a.thread as usize]
 }
 
-pub(super) fn join(a: &[u32], b: &[u32]) -> Vec<u32> {
-    a.iter().zip(b).map(|(x, y)| *x.max(y)).collect()
+/// `clock` joined with `other`, in place.
+pub(super) fn join_with(clock: &mut [u32], other: &[u32]) {
+    for (x, y) in clock.iter_mut().zip(other) {
+        *x = (*x).max(*y);
+    }
+}
+
+/// `clock` joined with `other`: written (copied first if shared) only where
+/// `other` is ahead, so a clock that covers it already stays shared and
+/// keeps its digest.
+pub(super) fn join_into(clock: &mut Shared<Vec<u32>>, other: &[u32]) {
+    if clock.iter().zip(other).any(|(x, y)| y > x) {
+        join_with(Shared::<Vec<u32>>::make_mut(clock), other);
+    }
 }
 
 pub(super) fn tick(clock: &mut Shared<Vec<u32>>, t: ThreadId) {
