@@ -167,6 +167,7 @@ impl Machine {
                 };
                 Shared::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])
                     [loc.index as usize] = Cell { bits: bits as u64, writer: None };
+                state.signalled.0.push(loc);
                 let mine = state.threads[t as usize].clock.clone();
                 match state.signal_clocks.get_mut(&loc) {
                     Some(previous) if *add => join_into(previous, &mine),

@@ -24,6 +24,7 @@ impl Machine {
             alloc_counts: BTreeMap::new(),
             launch_counts: BTreeMap::new(),
             rests: Derived::default(),
+            signalled: Derived::default(),
             finding: None,
             cost: Tally::default(),
         };

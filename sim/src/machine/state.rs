@@ -188,8 +188,14 @@ pub struct State {
     /// running thread is settled and asked whether it is enabled after
     /// every step, and at P = 16 most of 528 rest at a notify or a wait.
     /// Set when the thread comes to rest; cleared when its frames may
-    /// change (it executes, a launch, a join, a collective).
+    /// change (it executes, a launch, a join, a collective) and when memory
+    /// changes under every thread (an allocation or a deallocation). A
+    /// thread resting at a `ge` wait stays at rest until its cell is written:
+    /// the pass after a step looks again only at the waits on `signalled`.
     pub rests: Derived<Vec<Option<Rest>>>,
+    /// Cells the step being taken wrote (a notify, a landing): the waits on
+    /// them are looked at again when the step ends (`Machine::apply`).
+    pub signalled: Derived<Vec<Loc>>,
     pub finding: Option<Arc<Finding>>,
     /// What the schedule so far executed (not part of the state's identity).
     pub cost: Tally,

@@ -111,6 +111,8 @@ impl Machine {
                 frame.regs[dst as usize] = Val::MemRef(Arc::new(view));
             }
             Instr::Alloc { dst, site, element, ref shape } => {
+                // A copy made under a thread that waits on it: look again.
+                Self::forget_rests(state);
                 let slot = self.slot_of(t);
                 let count = state.alloc_counts.entry((t, site)).or_insert(0);
                 *count = count.checked_add(1).ok_or_else(|| limit(None, "2^32 executions of one allocation"))?;
@@ -139,6 +141,8 @@ impl Machine {
                 let Val::MemRef(view) = reg(frame, src) else {
                     return Err(fail(None, "a dealloc of a value that is not a memref"));
                 };
+                // A copy freed under a thread that waits on it: look again.
+                Self::forget_rests(state);
                 let rank = self.rank_of(t) as usize;
                 let buffer = &mut state.buffers[view.buffer as usize];
                 match buffer.copies[rank] {
