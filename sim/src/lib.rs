@@ -18,6 +18,7 @@ pub mod ops;
 pub mod program;
 pub mod report;
 pub mod sarif;
+pub mod shared;
 pub mod summary;
 pub mod trace;
 pub mod value;

@@ -524,10 +524,13 @@ fn main_with_exit_code() -> i32 {
 
 cclir::dialect::c_main!(main_with_exit_code);
 
-/// The system allocator, reporting what it holds to `sim::memory` (the
-/// `--max-memory` bound reads it on every state).
+/// mimalloc, reporting what it holds to `sim::memory` (the `--max-memory`
+/// bound reads it on every state). The search allocates and frees parts of
+/// states on every transition, most of them small: mimalloc's per-thread
+/// free lists take a fifth or more off its time against the system's
+/// malloc (docs/benchmarks.md).
 #[global_allocator]
-static ALLOCATOR: allocator::Counting<SimMemory> = allocator::Counting::new();
+static ALLOCATOR: allocator::Counting<SimMemory, mimalloc::MiMalloc> = allocator::Counting::over(mimalloc::MiMalloc);
 
 /// Where the allocator's counts go.
 struct SimMemory;

@@ -1,5 +1,5 @@
-//! A global allocator that counts what it holds: the system allocator,
-//! telling a [`Meter`] of every allocation and free. `ccl-sim` installs it
+//! A global allocator that counts what it holds: the system allocator (or
+//! another), telling a [`Meter`] of every allocation and free. `ccl-sim` installs it
 //! so that its `--max-memory` bound reads an exact, cheap count
 //! (`cclir_sim::memory`) instead of sampling the resident set.
 
@@ -16,13 +16,25 @@ pub trait Meter {
     fn freed(bytes: usize);
 }
 
-/// The system allocator, reporting to `M`. Install it in a binary with
-/// `#[global_allocator] static ALLOCATOR: Counting<MyMeter> = Counting::new();`.
-pub struct Counting<M>(PhantomData<fn(M)>);
+/// An allocator `A` (the system's unless named), reporting to `M`. Install
+/// it in a binary with
+/// `#[global_allocator] static ALLOCATOR: Counting<MyMeter> = Counting::new();`
+/// or `Counting::over(OtherAllocator)`.
+pub struct Counting<M, A = System> {
+    inner: A,
+    meter: PhantomData<fn(M)>,
+}
 
 impl<M> Counting<M> {
     pub const fn new() -> Self {
-        Counting(PhantomData)
+        Counting::over(System)
+    }
+}
+
+impl<M, A> Counting<M, A> {
+    /// `inner`, counted.
+    pub const fn over(inner: A) -> Self {
+        Counting { inner, meter: PhantomData }
     }
 }
 
@@ -32,14 +44,14 @@ impl<M> Default for Counting<M> {
     }
 }
 
-// SAFETY: every method forwards to `System` with the caller's arguments,
-// which meet `System`'s contract because they meet `GlobalAlloc`'s; the
+// SAFETY: every method forwards to `A` with the caller's arguments, which
+// meet `A`'s contract because they meet `GlobalAlloc`'s (`A` is one); the
 // meter beside it is bookkeeping that never touches the memory (nor, by
 // its contract, allocates).
-unsafe impl<M: Meter> GlobalAlloc for Counting<M> {
+unsafe impl<M: Meter, A: GlobalAlloc> GlobalAlloc for Counting<M, A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded as is (see the impl).
-        let pointer = unsafe { System.alloc(layout) };
+        let pointer = unsafe { self.inner.alloc(layout) };
         if !pointer.is_null() {
             M::allocated(layout.size());
         }
@@ -48,7 +60,7 @@ unsafe impl<M: Meter> GlobalAlloc for Counting<M> {
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded as is (see the impl).
-        let pointer = unsafe { System.alloc_zeroed(layout) };
+        let pointer = unsafe { self.inner.alloc_zeroed(layout) };
         if !pointer.is_null() {
             M::allocated(layout.size());
         }
@@ -57,13 +69,13 @@ unsafe impl<M: Meter> GlobalAlloc for Counting<M> {
 
     unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
         // SAFETY: forwarded as is (see the impl).
-        unsafe { System.dealloc(pointer, layout) };
+        unsafe { self.inner.dealloc(pointer, layout) };
         M::freed(layout.size());
     }
 
     unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: forwarded as is (see the impl).
-        let moved = unsafe { System.realloc(pointer, layout, new_size) };
+        let moved = unsafe { self.inner.realloc(pointer, layout, new_size) };
         if !moved.is_null() {
             M::allocated(new_size);
             M::freed(layout.size());

@@ -53,7 +53,7 @@ impl Machine {
                     Some(pending) => pending,
                     None => self.cell(state, loc, site)?,
                 };
-                Arc::make_mut(&mut state.caches[t as usize]).insert(loc, Line { cell, dirty: false });
+                Shared::make_mut(&mut state.caches[t as usize]).insert(loc, Line { cell, dirty: false });
                 cell
             }
         };
@@ -75,7 +75,7 @@ impl Machine {
         self.cell(state, loc, site)?;
         let writer = self.check_write(state, t, loc, site)?;
         if state.caches[t as usize].contains_key(&loc) {
-            let line = Arc::make_mut(&mut state.caches[t as usize]).remove(&loc);
+            let line = Shared::make_mut(&mut state.caches[t as usize]).remove(&loc);
             if line.is_some_and(|line| line.dirty) {
                 count_down(&mut state.dirty_index.0, loc);
             }
@@ -94,7 +94,7 @@ impl Machine {
     ) -> Result<(), Fail> {
         self.cell(state, loc, site)?;
         let writer = self.check_write(state, t, loc, site)?;
-        let before = Arc::make_mut(&mut state.caches[t as usize])
+        let before = Shared::make_mut(&mut state.caches[t as usize])
             .insert(loc, Line { cell: Cell { bits, writer: Some(writer) }, dirty: true });
         if !before.is_some_and(|line| line.dirty) {
             *state.dirty_index.0.entry(loc).or_insert(0) += 1;
@@ -119,7 +119,7 @@ impl Machine {
     ) -> Result<(), Fail> {
         self.cell(state, loc, site)?;
         let writer = self.check_write(state, t, loc, site)?;
-        Arc::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])[loc.index as usize] =
+        Shared::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])[loc.index as usize] =
             Cell { bits, writer: Some(writer) };
         Ok(())
     }

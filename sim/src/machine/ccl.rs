@@ -3,18 +3,41 @@
 //! invalidation.
 
 use super::cache::count_down;
-use super::races::{join, tick};
+use super::races::{join_into, tick};
 use super::*;
 
 impl Machine {
+    /// Executes the ccl op `t` is at. The op reads its operands from `t`'s
+    /// registers while it changes the rest of the state: the registers are
+    /// lent out of the frame for the op (not copied) and given back however
+    /// it ends, with the value it loaded, if any.
     pub(super) fn ccl(&self, state: &mut State, t: ThreadId, site: SiteId, op: &CclOp) -> Result<Vec<ThreadId>, Fail> {
+        let regs = std::mem::take(&mut self.frame_mut(state, t).regs);
+        let mut loaded = None;
+        let result = self.ccl_op(state, t, site, op, &regs, &mut loaded);
+        let frame = self.frame_mut(state, t);
+        frame.regs = regs;
+        if let Some((reg, value)) = loaded {
+            frame.regs[reg as usize] = value;
+        }
+        result
+    }
+
+    fn ccl_op(
+        &self,
+        state: &mut State,
+        t: ThreadId,
+        site: SiteId,
+        op: &CclOp,
+        regs: &[Val],
+        loaded: &mut Option<(Reg, Val)>,
+    ) -> Result<Vec<ThreadId>, Fail> {
         let rank = self.rank_of(t);
-        let frame = state.threads[t as usize].frames.last().unwrap().clone();
-        let view = |r: Reg| match &frame.regs[r as usize] {
+        let view = |r: Reg| match &regs[r as usize] {
             Val::MemRef(v) => Ok(v.clone()),
             _ => Err(fail(Some(site), "an operand that is not a memref value")),
         };
-        let int = |r: Reg| frame.regs[r as usize].as_int().ok_or_else(|| fail(Some(site), "an unset integer operand"));
+        let int = |r: Reg| regs[r as usize].as_int().ok_or_else(|| fail(Some(site), "an unset integer operand"));
         let peer = |r: Reg| {
             let p = int(r)?;
             if p < 0 || p >= self.ranks as i64 {
@@ -52,7 +75,7 @@ impl Machine {
         match op {
             CclOp::TileStore { tile, dst, indices: idx } => {
                 let dst = view(*dst)?;
-                let lanes = lanes_of(&frame.regs[*tile as usize]);
+                let lanes = lanes_of(&regs[*tile as usize]);
                 let s = start(&dst, &indices(idx)?, lanes.len() as i64)?;
                 for (i, bits) in lanes.iter().enumerate() {
                     self.write_cached(state, t, at(&dst, rank, s + i as i64), *bits, site)?;
@@ -61,7 +84,7 @@ impl Machine {
             CclOp::TensorWrite { dst, value, indices: idx } => {
                 let dst = view(*dst)?;
                 let s = start(&dst, &indices(idx)?, 1)?;
-                let bits = frame.regs[*value as usize].bits().ok_or_else(|| fail(Some(site), "an unset value"))?;
+                let bits = regs[*value as usize].bits().ok_or_else(|| fail(Some(site), "an unset value"))?;
                 self.write_cached(state, t, at(&dst, rank, s), bits, site)?;
             }
             CclOp::Get { dst, src, peer: p } => {
@@ -77,7 +100,7 @@ impl Machine {
             }
             CclOp::RemoteStore { tile, dst, peer: p } => {
                 let (dst, p) = (view(*dst)?, peer(*p)?);
-                let lanes = lanes_of(&frame.regs[*tile as usize]);
+                let lanes = lanes_of(&regs[*tile as usize]);
                 if lanes.len() as i64 > dst.len() {
                     return Err(fail(Some(site), format!("a tile of {} into {} elements", lanes.len(), dst.len())));
                 }
@@ -115,7 +138,7 @@ impl Machine {
                     }
                     _ => Val::from_bits(src.element, lanes.first().copied().unwrap_or(0)),
                 };
-                self.frame_mut(state, t).regs[*result as usize] = value;
+                *loaded = Some((*result, value));
             }
             CclOp::TileLoad { result, src, indices: idx, len } => {
                 let src = view(*src)?;
@@ -124,13 +147,13 @@ impl Machine {
                 for n in 0..*len as i64 {
                     lanes.push(self.read_cached(state, t, at(&src, rank, s + n), site)?);
                 }
-                self.frame_mut(state, t).regs[*result as usize] = Val::Vector(Arc::from(lanes));
+                *loaded = Some((*result, Val::Vector(Arc::from(lanes))));
             }
             CclOp::Read { result, src, indices: idx } => {
                 let src = view(*src)?;
                 let s = start(&src, &indices(idx)?, 1)?;
                 let bits = self.read_cached(state, t, at(&src, rank, s), site)?;
-                self.frame_mut(state, t).regs[*result as usize] = Val::from_bits(src.element, bits);
+                *loaded = Some((*result, Val::from_bits(src.element, bits)));
             }
             CclOp::Notify { signal, peer: p, value, add } => {
                 let (signal, p, v) = (signal_cell(*signal)?, peer(*p)?, int(*value)?);
@@ -142,14 +165,16 @@ impl Machine {
                     Scalar::Int(b) => value::wrap(bits, b),
                     Scalar::Float(_) => bits,
                 };
-                Arc::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])[loc.index as usize] =
-                    Cell { bits: bits as u64, writer: None };
+                Shared::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])
+                    [loc.index as usize] = Cell { bits: bits as u64, writer: None };
+                state.signalled.0.push(loc);
                 let mine = state.threads[t as usize].clock.clone();
-                let clock = match (state.signal_clocks.get(&loc), add) {
-                    (Some(previous), true) => join(previous, &mine),
-                    _ => (*mine).clone(),
-                };
-                state.signal_clocks.insert(loc, Arc::new(clock));
+                match state.signal_clocks.get_mut(&loc) {
+                    Some(previous) if *add => join_into(previous, &mine),
+                    _ => {
+                        state.signal_clocks.insert(loc, mine);
+                    }
+                }
                 if !add {
                     state.set_cells.insert(loc);
                 }
@@ -160,8 +185,7 @@ impl Machine {
                 let loc = at(&signal, rank, 0);
                 self.note(state, t, Some(site), || EventKind::Wait { cell: loc });
                 if let Some(clock) = state.signal_clocks.get(&loc).cloned() {
-                    let thread = &mut state.threads[t as usize];
-                    thread.clock = Arc::new(join(&thread.clock, &clock));
+                    join_into(&mut state.threads[t as usize].clock, &clock);
                 }
             }
             CclOp::Fence => state.cost.of(counted).fences += 1,
@@ -170,7 +194,7 @@ impl Machine {
                 if let Some(target) = target.as_ref().filter(|target| !target.is_nested()) {
                     room(target.len())?;
                 }
-                let cache = Arc::make_mut(&mut state.caches[t as usize]);
+                let cache = Shared::make_mut(&mut state.caches[t as usize]);
                 let selected: Vec<Loc> = match &target {
                     None => cache.keys().copied().collect(),
                     // A view whose positions decompose is tested line by

@@ -1,7 +1,7 @@
 //! The collectives (`all_to_all_v`, `all_reduce`, `barrier`), run once
 //! every rank's host has reached the same one.
 
-use super::races::{join, tick};
+use super::races::{join_with, tick};
 use super::*;
 
 impl Machine {
@@ -34,9 +34,9 @@ impl Machine {
         }
         let mut clock = vec![0; self.thread_count()];
         for h in &hosts {
-            clock = join(&clock, &state.threads[*h as usize].clock);
+            join_with(&mut clock, &state.threads[*h as usize].clock);
         }
-        let clock = Arc::new(clock);
+        let clock = Shared::new(clock);
         for h in &hosts {
             state.threads[*h as usize].clock = clock.clone();
         }

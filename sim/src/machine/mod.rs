@@ -26,6 +26,7 @@ pub use state::*;
 use super::cost::Tally;
 use super::memory;
 use super::program::*;
+use super::shared::Shared;
 use super::trace::{self, EventKind, Recorder};
 use super::value::{self, Val, View};
 use std::collections::BTreeMap;

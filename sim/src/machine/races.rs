@@ -29,7 +29,7 @@ impl Machine {
     ) -> Result<(), Fail> {
         let me = self.access(state, t, site, false);
         let clock = state.threads[t as usize].clock.clone();
-        let shadow = state.shadow.entry(loc).or_default();
+        let shadow = shadow_of(state, loc);
         if let Some(write) = shadow.write {
             unordered_with(&write, &me, loc, &clock)?;
             // The read must return the last write when that write happens
@@ -53,7 +53,7 @@ impl Machine {
             .ok_or_else(|| limit(Some(site), "a thread made 2^32 writes: they cannot be told apart: no conclusion"))?;
         let me = self.access(state, t, site, true);
         let clock = state.threads[t as usize].clock.clone();
-        let shadow = state.shadow.entry(loc).or_default();
+        let shadow = shadow_of(state, loc);
         for earlier in shadow.write.iter().chain(&shadow.reads) {
             unordered_with(earlier, &me, loc, &clock)?;
         }
@@ -61,6 +61,13 @@ impl Machine {
         shadow.write = Some(me);
         Ok(WriteId { thread: t, seq: me.seq })
     }
+}
+
+/// The shadow of `loc`, to update (an element accessed for the first time
+/// has none yet); `loc`'s buffer exists.
+fn shadow_of(state: &mut State, loc: Loc) -> &mut Shadow {
+    let copy = &mut state.buffers[loc.buffer as usize].shadow[loc.rank as usize];
+    Shared::make_mut(copy).entry(loc.index).or_default()
 }
 
 /// Race (b): `earlier`, by another thread, does not happen before `me`
@@ -77,10 +84,22 @@ pub(super) fn happens_before(a: &Access, clock: &[u32]) -> bool {
     a.epoch <= clock[a.thread as usize]
 }
 
-pub(super) fn join(a: &[u32], b: &[u32]) -> Vec<u32> {
-    a.iter().zip(b).map(|(x, y)| *x.max(y)).collect()
+/// `clock` joined with `other`, in place.
+pub(super) fn join_with(clock: &mut [u32], other: &[u32]) {
+    for (x, y) in clock.iter_mut().zip(other) {
+        *x = (*x).max(*y);
+    }
 }
 
-pub(super) fn tick(clock: &mut Arc<Vec<u32>>, t: ThreadId) {
-    Arc::make_mut(clock)[t as usize] += 1;
+/// `clock` joined with `other`: written (copied first if shared) only where
+/// `other` is ahead, so a clock that covers it already stays shared and
+/// keeps its digest.
+pub(super) fn join_into(clock: &mut Shared<Vec<u32>>, other: &[u32]) {
+    if clock.iter().zip(other).any(|(x, y)| y > x) {
+        join_with(Shared::<Vec<u32>>::make_mut(clock), other);
+    }
+}
+
+pub(super) fn tick(clock: &mut Shared<Vec<u32>>, t: ThreadId) {
+    Shared::make_mut(clock)[t as usize] += 1;
 }

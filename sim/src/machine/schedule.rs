@@ -16,7 +16,9 @@ impl Machine {
             return;
         }
         for (t, thread) in state.threads.iter().enumerate() {
-            if thread.status == Status::Running && self.enabled(state, t as ThreadId) {
+            // A thread found resting is running: its status is not read.
+            let known = matches!(state.rests.0.get(t), Some(Some(_)));
+            if (known || thread.status == Status::Running) && self.enabled(state, t as ThreadId) {
                 actions.push(Action::Step(t as ThreadId));
             }
         }
@@ -153,6 +155,23 @@ impl Machine {
         }
     }
 
+    /// Whether settling `t` after a step may run it: it is running and not
+    /// known to rest. A thread at a notify or an `eq` wait rests until it
+    /// steps; at a `ge` wait, until its cell is written (every pass leaves
+    /// it resting, and nothing but a notify or a landing writes a cell
+    /// between two passes: an allocation or a deallocation forgets what
+    /// every thread rests at).
+    fn may_move(&self, state: &State, t: ThreadId) -> bool {
+        match state.rests.0.get(t as usize) {
+            Some(Some(Rest::Notify)) => false,
+            Some(Some(Rest::Wait(wait))) if wait.equal || self.no_reduction => false,
+            Some(Some(Rest::Wait(wait))) => state.signalled.0.contains(&wait.loc),
+            // A thread found resting is running (what it rests at is
+            // forgotten when its status changes); this one is not known.
+            _ => state.threads[t as usize].status == Status::Running,
+        }
+    }
+
     pub(super) fn collective_ready(&self, state: &State) -> bool {
         (0..self.ranks).all(|rank| {
             let host = self.host_of(rank);
@@ -185,9 +204,11 @@ impl Machine {
                 for (loc, _) in &unit.writes {
                     count_down(&mut next.inflight_index.0, *loc);
                 }
+                next.signalled.0.extend(unit.writes.iter().map(|(loc, _)| *loc));
                 for (loc, cell) in unit.writes {
-                    if let Some(slot) = Arc::make_mut(&mut next.buffers[loc.buffer as usize].ranks[loc.rank as usize])
-                        .get_mut(loc.index as usize)
+                    if let Some(slot) =
+                        Shared::make_mut(&mut next.buffers[loc.buffer as usize].ranks[loc.rank as usize])
+                            .get_mut(loc.index as usize)
                     {
                         *slot = cell;
                     }
@@ -208,11 +229,11 @@ impl Machine {
         // Whatever became local (a wait now enabled, a fence whose writes
         // landed, a read whose location went quiet) runs now.
         let result = result.and_then(|()| {
-            let running: Vec<ThreadId> = (0..next.threads.len() as ThreadId)
-                .filter(|t| next.threads[*t as usize].status == Status::Running)
-                .collect();
+            let running: Vec<ThreadId> =
+                (0..next.threads.len() as ThreadId).filter(|t| self.may_move(next, *t)).collect();
             self.settle(next, running)
         });
+        next.signalled.0.clear();
         if let Err(finding) = result {
             next.finding = Some(Arc::new(finding));
         }

@@ -20,11 +20,11 @@ impl Machine {
             dirty_index: Derived::default(),
             signal_clocks: BTreeMap::new(),
             set_cells: Default::default(),
-            shadow: BTreeMap::new(),
             allocations: BTreeMap::new(),
             alloc_counts: BTreeMap::new(),
             launch_counts: BTreeMap::new(),
             rests: Derived::default(),
+            signalled: Derived::default(),
             finding: None,
             cost: Tally::default(),
         };
@@ -38,17 +38,17 @@ impl Machine {
             .map(|t| {
                 let mut clock = vec![0; threads_n];
                 clock[t] = 1;
-                Thread {
+                Shared::new(Thread {
                     status: Status::Idle,
                     frames: Vec::new(),
-                    clock: Arc::new(clock),
+                    clock: Shared::new(clock),
                     launch: 0,
                     kernel: None,
                     writes: 0,
-                }
+                })
             })
             .collect();
-        state.caches = (0..threads_n).map(|_| Arc::new(BTreeMap::new())).collect();
+        state.caches = (0..threads_n).map(|_| Shared::new(BTreeMap::new())).collect();
         state.inflight = vec![Vec::new(); threads_n];
         match self.entry_arguments(&mut state) {
             Ok(args) => self.start(&mut state, &args),
@@ -127,11 +127,17 @@ impl Machine {
     }
 
     /// A zero-filled copy of `len` elements, if memory allows.
-    pub(super) fn new_copy(&self, element: Scalar, len: u32, copies: u64, what: &str) -> Result<Arc<Vec<Cell>>, Fail> {
+    pub(super) fn new_copy(
+        &self,
+        element: Scalar,
+        len: u32,
+        copies: u64,
+        what: &str,
+    ) -> Result<Shared<Vec<Cell>>, Fail> {
         let bytes = (len as u64).saturating_mul(std::mem::size_of::<Cell>() as u64).saturating_mul(copies);
         self.reserve(bytes, || what.to_string())?;
         let zero = Cell { bits: Val::zero(element).bits().unwrap(), writer: None };
-        Ok(Arc::new(vec![zero; len as usize]))
+        Ok(Shared::new(vec![zero; len as usize]))
     }
 
     /// A buffer of `shape`: on every rank (`rank` None, the entry's
@@ -155,22 +161,24 @@ impl Machine {
                 ranks: vec![self.new_copy(element, len, self.ranks as u64, what)?; self.ranks as usize],
                 copies: vec![Presence::Live; self.ranks as usize],
                 len,
+                shadow: vec![Shared::default(); self.ranks as usize],
             },
             Some(rank) => {
                 // The absent copies share one empty vector.
-                let absent = Arc::new(Vec::new());
+                let absent = Shared::new(Vec::new());
                 let mut buffer = Buffer {
                     element,
                     ranks: vec![absent; self.ranks as usize],
                     copies: vec![Presence::Absent; self.ranks as usize],
                     len,
+                    shadow: vec![Shared::default(); self.ranks as usize],
                 };
                 buffer.ranks[rank as usize] = self.new_copy(element, len, 1, what)?;
                 buffer.copies[rank as usize] = Presence::Live;
                 buffer
             }
         };
-        state.buffers.push(buffer);
+        state.buffers.push(Shared::new(buffer));
         Ok(id)
     }
 

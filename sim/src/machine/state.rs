@@ -4,6 +4,7 @@
 
 use crate::cost::Tally;
 use crate::program::*;
+use crate::shared::Shared;
 use crate::value::Val;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -132,7 +133,7 @@ pub enum Status {
 pub struct Thread {
     pub status: Status,
     pub frames: Vec<Frame>,
-    pub clock: Arc<Vec<u32>>,
+    pub clock: Shared<Vec<u32>>,
     pub launch: u32,
     pub kernel: Option<FuncId>,
     pub writes: u32,
@@ -143,12 +144,15 @@ pub struct Buffer {
     pub element: Scalar,
     /// One copy per rank (windows are symmetric: a peer's copy of the same
     /// operand is the same buffer on the peer).
-    pub ranks: Vec<Arc<Vec<Cell>>>,
+    pub ranks: Vec<Shared<Vec<Cell>>>,
     /// Per rank, whether its copy exists (an allocation makes a rank's copy
     /// when that rank runs it; `memref.dealloc` frees it).
     pub copies: Vec<Presence>,
     /// Elements of each copy.
     pub len: u32,
+    /// Per rank, the shadow of each element of its copy accessed so far, by
+    /// index: a step that accesses one copy writes that copy's alone.
+    pub shadow: Vec<Shared<BTreeMap<u32, Shadow>>>,
 }
 
 /// Whether a rank's copy of a buffer exists.
@@ -163,20 +167,19 @@ pub enum Presence {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
-    pub threads: Vec<Thread>,
-    pub buffers: Vec<Buffer>,
-    pub caches: Vec<Arc<BTreeMap<Loc, Line>>>,
+    pub threads: Vec<Shared<Thread>>,
+    pub buffers: Vec<Shared<Buffer>>,
+    pub caches: Vec<Shared<BTreeMap<Loc, Line>>>,
     /// Per thread, kept sorted: the order of the queue does not matter.
     pub inflight: Vec<Vec<Unit>>,
     /// How many in-flight writes go to each location: `inflight` indexed.
     pub inflight_index: Derived<BTreeMap<Loc, u32>>,
     /// How many caches hold a dirty line of each location: `caches` indexed.
     pub dirty_index: Derived<BTreeMap<Loc, u32>>,
-    pub signal_clocks: BTreeMap<Loc, Arc<Vec<u32>>>,
+    pub signal_clocks: BTreeMap<Loc, Shared<Vec<u32>>>,
     /// Signal cells a `set` notify has written: their clocks are not
     /// monotone, so waits on them are always scheduling points.
     pub set_cells: std::collections::BTreeSet<Loc>,
-    pub shadow: BTreeMap<Loc, Shadow>,
     /// Dynamic allocations: (site, slot, n-th by that slot) -> buffer.
     pub allocations: BTreeMap<(SiteId, u16, u32), u32>,
     pub alloc_counts: BTreeMap<(ThreadId, SiteId), u32>,
@@ -185,8 +188,14 @@ pub struct State {
     /// running thread is settled and asked whether it is enabled after
     /// every step, and at P = 16 most of 528 rest at a notify or a wait.
     /// Set when the thread comes to rest; cleared when its frames may
-    /// change (it executes, a launch, a join, a collective).
+    /// change (it executes, a launch, a join, a collective) and when memory
+    /// changes under every thread (an allocation or a deallocation). A
+    /// thread resting at a `ge` wait stays at rest until its cell is written:
+    /// the pass after a step looks again only at the waits on `signalled`.
     pub rests: Derived<Vec<Option<Rest>>>,
+    /// Cells the step being taken wrote (a notify, a landing): the waits on
+    /// them are looked at again when the step ends (`Machine::apply`).
+    pub signalled: Derived<Vec<Loc>>,
     pub finding: Option<Arc<Finding>>,
     /// What the schedule so far executed (not part of the state's identity).
     pub cost: Tally,

@@ -1,7 +1,7 @@
 //! The interpreter: one instruction of a thread's frame (arithmetic,
 //! branches, calls and returns, views, launches), and a kernel's end.
 
-use super::races::{join, tick};
+use super::races::{join_into, join_with, tick};
 use super::views::make_view;
 use super::*;
 
@@ -31,13 +31,14 @@ impl Machine {
         if let Some(rest) = state.rests.0.get_mut(t as usize) {
             *rest = None;
         }
-        let instr = self.instr(state, t).expect("a running thread is at an instruction").clone();
+        // The program's, not the state's: read in place while the state changes.
+        let instr = self.instr(state, t).expect("a running thread is at an instruction");
         let frame = self.frame_mut(state, t);
         frame.pc += 1;
         let reg = |frame: &Frame, r: Reg| frame.regs[r as usize].clone();
-        match instr {
-            Instr::Const { dst, value } => frame.regs[dst as usize] = value,
-            Instr::Move { moves } => {
+        match *instr {
+            Instr::Const { dst, ref value } => frame.regs[dst as usize] = value.clone(),
+            Instr::Move { ref moves } => {
                 let values: Vec<Val> = moves.iter().map(|(_, s)| reg(frame, *s)).collect();
                 for ((d, _), v) in moves.iter().zip(values) {
                     frame.regs[*d as usize] = v;
@@ -74,7 +75,7 @@ impl Machine {
                 let c = reg(frame, cond).as_int().unwrap_or(0) != 0;
                 frame.pc = if c { on_true } else { on_false } as u32;
             }
-            Instr::Switch { value, cases, default } => {
+            Instr::Switch { value, ref cases, default } => {
                 let v = reg(frame, value).as_int().unwrap_or(0);
                 frame.pc = cases.iter().find(|(c, _)| *c == v).map(|(_, l)| *l).unwrap_or(default) as u32;
             }
@@ -102,14 +103,16 @@ impl Machine {
                 };
                 frame.regs[dst as usize] = Val::Int(value::wrap(b as i64, bits));
             }
-            Instr::View { dst, src, kind } => {
+            Instr::View { dst, src, ref kind } => {
                 let Val::MemRef(source) = reg(frame, src) else {
                     return Err(fail(None, "a view of a value that is not a memref"));
                 };
-                let view = make_view(&source, &kind, frame).map_err(|m| fail(None, m))?;
+                let view = make_view(&source, kind, frame).map_err(|m| fail(None, m))?;
                 frame.regs[dst as usize] = Val::MemRef(Arc::new(view));
             }
-            Instr::Alloc { dst, site, element, shape } => {
+            Instr::Alloc { dst, site, element, ref shape } => {
+                // A copy made under a thread that waits on it: look again.
+                Self::forget_rests(state);
                 let slot = self.slot_of(t);
                 let count = state.alloc_counts.entry((t, site)).or_insert(0);
                 *count = count.checked_add(1).ok_or_else(|| limit(None, "2^32 executions of one allocation"))?;
@@ -127,17 +130,19 @@ impl Machine {
                         *id
                     }
                     None => {
-                        let id = self.new_buffer(state, element, &shape, Some(rank), "this allocation")?;
+                        let id = self.new_buffer(state, element, shape, Some(rank), "this allocation")?;
                         state.allocations.insert(key, id);
                         id
                     }
                 };
-                self.frame_mut(state, t).regs[dst as usize] = Val::MemRef(Arc::new(View::whole(id, element, &shape)));
+                self.frame_mut(state, t).regs[dst as usize] = Val::MemRef(Arc::new(View::whole(id, element, shape)));
             }
             Instr::Dealloc { src } => {
                 let Val::MemRef(view) = reg(frame, src) else {
                     return Err(fail(None, "a dealloc of a value that is not a memref"));
                 };
+                // A copy freed under a thread that waits on it: look again.
+                Self::forget_rests(state);
                 let rank = self.rank_of(t) as usize;
                 let buffer = &mut state.buffers[view.buffer as usize];
                 match buffer.copies[rank] {
@@ -146,9 +151,9 @@ impl Machine {
                     Presence::Absent => return Err(fail(None, "a dealloc of a buffer this rank has not allocated")),
                 }
                 buffer.copies[rank] = Presence::Freed;
-                buffer.ranks[rank] = Arc::new(Vec::new());
+                buffer.ranks[rank] = Shared::new(Vec::new());
             }
-            Instr::Call { site, callee, args, results, width, submit } => {
+            Instr::Call { site, callee, ref args, ref results, width, submit } => {
                 let values: Vec<Val> = args.iter().map(|a| reg(frame, *a)).collect();
                 let is_host = self.slot_of(t) == 0;
                 let launches = is_host && (submit || self.program.funcs[callee as usize].kind == Kind::InCore);
@@ -166,10 +171,10 @@ impl Machine {
                         format!("calls nested deeper than {CALL_DEPTH_LIMIT} (recursion?): no conclusion"),
                     ));
                 }
-                let frame = self.frame(callee, &values, results);
+                let frame = self.frame(callee, &values, results.clone());
                 state.threads[t as usize].frames.push(frame);
             }
-            Instr::Return { values } => {
+            Instr::Return { ref values } => {
                 let values: Vec<Val> = values.iter().map(|v| reg(frame, *v)).collect();
                 let thread = &mut state.threads[t as usize];
                 let done = thread.frames.pop().expect("frame");
@@ -181,7 +186,7 @@ impl Machine {
                     return Ok(self.finish(state, t));
                 }
             }
-            Instr::Ccl { site, op } => return self.ccl(state, t, site, &op),
+            Instr::Ccl { site, ref op } => return self.ccl(state, t, site, op),
         }
         Ok(Vec::new())
     }
@@ -215,7 +220,7 @@ impl Machine {
             thread.status = Status::Running;
             thread.launch = launch;
             thread.kernel = Some(callee);
-            thread.clock = Arc::new(join(&thread.clock, &host_clock));
+            join_into(&mut thread.clock, &host_clock);
         }
         self.note(state, t, site, || EventKind::Launch { first, count: width as u16, kernel: callee });
         let host = &mut state.threads[t as usize];
@@ -242,14 +247,14 @@ impl Machine {
         let mut clock = (*state.threads[host as usize].clock).clone();
         for b in first..first + count {
             let block = &mut state.threads[b as usize];
-            clock = join(&clock, &block.clock);
+            join_with(&mut clock, &block.clock);
             tick(&mut block.clock, b);
             block.status = Status::Idle;
             block.frames.clear();
         }
         self.note(state, host, None, || EventKind::Join { first, count });
         let host_thread = &mut state.threads[host as usize];
-        host_thread.clock = Arc::new(clock);
+        host_thread.clock = Shared::new(clock);
         if host_thread.frames.is_empty() {
             // The entry was the kernel itself (`initial` launched it with no
             // host frame): the host has nothing left to run.
