@@ -211,14 +211,12 @@ impl AVal {
         let joined = self.join(next);
         match (self, &joined) {
             (AVal::Int(old), AVal::Int(new)) => AVal::Int(widen_set(old, new)),
-            (AVal::View(old), AVal::View(new)) if old.sizes.len() == new.sizes.len() => {
-                AVal::View(Arc::new(AView {
-                    buffers: new.buffers.clone(),
-                    offset: widen_set(&old.offset, &new.offset),
-                    sizes: old.sizes.iter().zip(&new.sizes).map(|(a, b)| widen_set(a, b)).collect(),
-                    strides: old.strides.iter().zip(&new.strides).map(|(a, b)| widen_set(a, b)).collect(),
-                }))
-            }
+            (AVal::View(old), AVal::View(new)) if old.sizes.len() == new.sizes.len() => AVal::View(Arc::new(AView {
+                buffers: new.buffers.clone(),
+                offset: widen_set(&old.offset, &new.offset),
+                sizes: old.sizes.iter().zip(&new.sizes).map(|(a, b)| widen_set(a, b)).collect(),
+                strides: old.strides.iter().zip(&new.strides).map(|(a, b)| widen_set(a, b)).collect(),
+            })),
             _ => joined,
         }
     }

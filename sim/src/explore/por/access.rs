@@ -27,17 +27,38 @@ use crate::program::{CclOp, Instr, Reg};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
     /// Elements `index` of `buffers` on the ranks of the bit set `ranks`.
-    Mem { buffers: BufSet, ranks: u64, index: ISet },
+    Mem {
+        buffers: BufSet,
+        ranks: u64,
+        index: ISet,
+    },
     Thread(ThreadId),
     Queue(ThreadId),
     DirtyOf(ThreadId),
     Everything,
 }
 
+/// How an access touches its part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    Read,
+    /// A `ccl.notify atomic_add`: two of them commute (the cell's value is
+    /// a wrapping sum, its clock a join; neither reads what it adds to
+    /// except to add), but one conflicts with a read or a write.
+    Add,
+    Write,
+}
+
+impl Mode {
+    fn conflicts(self, other: Mode) -> bool {
+        !matches!((self, other), (Mode::Read, Mode::Read) | (Mode::Add, Mode::Add))
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Access {
     pub space: Space,
-    pub write: bool,
+    pub mode: Mode,
 }
 
 /// A set of accesses, with element accesses of one buffer set, rank set and
@@ -71,22 +92,26 @@ impl Accesses {
     }
 
     pub fn add(&mut self, space: Space, write: bool) {
+        self.add_as(space, if write { Mode::Write } else { Mode::Read });
+    }
+
+    pub fn add_as(&mut self, space: Space, mode: Mode) {
         if let Space::Mem { buffers, ranks, index } = &space {
             if *ranks == 0 || index.is_empty() {
                 return;
             }
             for access in &mut self.list {
                 if let Space::Mem { buffers: b, ranks: r, index: i } = &mut access.space {
-                    if access.write == write && b == buffers && r == ranks {
+                    if access.mode == mode && b == buffers && r == ranks {
                         *i = i.union(index);
                         return;
                     }
                 }
             }
-        } else if self.list.iter().any(|a| a.space == space && a.write == write) {
+        } else if self.list.iter().any(|a| a.space == space && a.mode == mode) {
             return;
         }
-        self.list.push(Access { space, write });
+        self.list.push(Access { space, mode });
     }
 
     pub fn mem(&mut self, buffers: &BufSet, ranks: u64, index: ISet, write: bool) {
@@ -99,7 +124,7 @@ impl Accesses {
 
     pub fn extend(&mut self, other: &Accesses) {
         for access in &other.list {
-            self.add(access.space.clone(), access.write);
+            self.add_as(access.space.clone(), access.mode);
         }
     }
 
@@ -107,11 +132,13 @@ impl Accesses {
         self.list.iter()
     }
 
-    /// Whether some access of `self` and some of `other` touch one part and
-    /// one of them writes it (`state` holds the dirty lines `DirtyOf`
-    /// means).
+    /// Whether some access of `self` and some of `other` touch one part in
+    /// modes that do not commute: one writes, or one adds and the other
+    /// does not (`state` holds the dirty lines `DirtyOf` means).
     pub fn conflicts(&self, other: &Accesses, state: &State) -> bool {
-        self.list.iter().any(|a| other.list.iter().any(|b| (a.write || b.write) && overlap(&a.space, &b.space, state)))
+        self.list
+            .iter()
+            .any(|a| other.list.iter().any(|b| a.mode.conflicts(b.mode) && overlap(&a.space, &b.space, state)))
     }
 }
 
@@ -210,9 +237,10 @@ pub fn of_instr(machine: &Machine, instr: &Instr, runner: Runner, reg: &dyn Fn(R
                 let (b, i) = at(*src, indices, 1);
                 out.mem(&b, own, i, false);
             }
-            CclOp::Notify { signal, peer, .. } => {
+            CclOp::Notify { signal, peer, add, .. } => {
                 let (b, i) = first(*signal);
-                out.mem(&b, peers(*peer), i, true);
+                let mode = if *add { Mode::Add } else { Mode::Write };
+                out.add_as(Space::Mem { buffers: b, ranks: peers(*peer), index: i }, mode);
             }
             CclOp::Wait { signal, .. } => {
                 let (b, i) = first(*signal);
@@ -246,8 +274,8 @@ pub fn of_instr(machine: &Machine, instr: &Instr, runner: Runner, reg: &dyn Fn(R
         // analysis does not follow them.
         Instr::Alloc { .. } | Instr::Dealloc { .. } => out.add(Space::Everything, true),
         Instr::Call { callee, width, submit, .. } => {
-            let launches =
-                runner.slot == 0 && (*submit || machine.program.funcs[*callee as usize].kind == crate::program::Kind::InCore);
+            let launches = runner.slot == 0
+                && (*submit || machine.program.funcs[*callee as usize].kind == crate::program::Kind::InCore);
             if launches {
                 for slot in 1..=width.unwrap_or(1).min(machine.per_rank as u64 - 1) as u16 {
                     out.add(Space::Thread(runner.thread + slot), true);

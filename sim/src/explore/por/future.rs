@@ -16,11 +16,15 @@
 use super::absval::{self, AVal};
 use super::access::{self, Accesses, Runner, Space};
 use super::iset::ISet;
-use crate::machine::{Frame, Machine, ThreadId};
+use crate::machine::{Frame, Loc, Machine, ThreadId};
 use crate::program::{CclOp, FuncId, Instr, Kind, Operand, Query, Scalar};
 use crate::value;
 
-/// Joins at one instruction before its registers are widened instead.
+/// Register files kept apart at one instruction before new ones are joined
+/// into the last: loops with known bounds (over the peers, the lanes) are
+/// followed iteration by iteration, so each iteration's cell is exact.
+const PATHS: usize = 32;
+/// Joins into one register file before it is widened instead.
 const WIDEN_AFTER: u32 = 4;
 /// Calls followed into their callees, nested; deeper is any access.
 const CALL_DEPTH: usize = 8;
@@ -40,12 +44,33 @@ pub struct Reach {
     /// Whether it may return from its outermost function (a block finishes
     /// its launch, a host its program).
     pub finishes: bool,
+    /// The waits it may reach (after the step it rests at).
+    pub waits: Vec<WaitSite>,
 }
 
-/// The reach of thread `t`, resting in `frames` (outermost first).
-pub fn reach(machine: &Machine, t: ThreadId, frames: &[Frame], horizon: Horizon) -> Reach {
+/// A wait a walk reached: where, on which cell (when it is one known
+/// cell) and for which values.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WaitSite {
+    pub at: Blocked,
+    pub expected: ISet,
+    pub equal: bool,
+}
+
+/// A wait that cannot pass (the reducer decides which): the function, the
+/// instruction and the cell. A walk records its read and goes no further.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Blocked {
+    pub func: FuncId,
+    pub pc: usize,
+    pub cell: Loc,
+}
+
+/// The reach of thread `t`, resting in `frames` (outermost first), going no
+/// further than the waits of `blocked`.
+pub fn reach(machine: &Machine, t: ThreadId, frames: &[Frame], horizon: Horizon, blocked: &[Blocked]) -> Reach {
     let runner = Runner { thread: t, rank: machine.rank_of(t), slot: machine.slot_of(t) };
-    let mut walk = Walk { machine, runner, horizon, accesses: Accesses::new() };
+    let mut walk = Walk { machine, runner, horizon, blocked, accesses: Accesses::new(), waits: Vec::new() };
     // The top frame runs from its pc (the step it rests at is taken); when
     // it may return, its caller runs on from the call, with the call's
     // results unknown.
@@ -62,17 +87,19 @@ pub fn reach(machine: &Machine, t: ThreadId, frames: &[Frame], horizon: Horizon)
         let returns = walk.function(frame.func, frame.pc as usize, regs, take_first, 0);
         take_first = false;
         if !returns {
-            return Reach { accesses: walk.accesses, finishes: false };
+            return Reach { accesses: walk.accesses, finishes: false, waits: walk.waits };
         }
     }
-    Reach { accesses: walk.accesses, finishes: true }
+    Reach { accesses: walk.accesses, finishes: true, waits: walk.waits }
 }
 
 struct Walk<'m> {
     machine: &'m Machine,
     runner: Runner,
     horizon: Horizon,
+    blocked: &'m [Blocked],
     accesses: Accesses,
+    waits: Vec<WaitSite>,
 }
 
 impl Walk<'_> {
@@ -114,9 +141,9 @@ impl Walk<'_> {
                 _ => {}
             }
         }
-        let mut at: Vec<Option<Vec<AVal>>> = vec![None; n];
-        let mut visits = vec![0u32; n];
-        let mut work: Vec<usize> = Vec::new();
+        // Per instruction, up to PATHS register files; work items name one.
+        let mut at: Vec<Vec<(Vec<AVal>, u32)>> = vec![Vec::new(); n];
+        let mut work: Vec<(usize, usize)> = Vec::new();
         let mut returns = false;
         let mut successors: Vec<(usize, Vec<AVal>)> = Vec::new();
         let mut first = Some((start, regs));
@@ -124,10 +151,7 @@ impl Walk<'_> {
             let (pc, regs, taken) = match first.take() {
                 Some((pc, regs)) => (pc, regs, take_first),
                 None => match work.pop() {
-                    Some(pc) => match &at[pc] {
-                        Some(regs) => (pc, regs.clone(), false),
-                        None => continue,
-                    },
+                    Some((pc, k)) => (pc, at[pc][k].0.clone(), false),
                     None => break,
                 },
             };
@@ -136,29 +160,29 @@ impl Walk<'_> {
                 continue;
             }
             successors.clear();
-            returns |= self.transfer(f, pc, instr, regs, &targets, depth, &mut successors);
+            returns |= self.transfer(f, func, pc, instr, regs, &targets, depth, taken, &mut successors);
             for (next, regs) in successors.drain(..) {
                 if next >= n {
                     continue;
                 }
-                match &mut at[next] {
-                    slot @ None => {
-                        *slot = Some(regs);
-                        work.push(next);
-                    }
-                    Some(old) => {
-                        visits[next] += 1;
-                        let widen = visits[next] > WIDEN_AFTER;
-                        let merged: Vec<AVal> = old
-                            .iter()
-                            .zip(&regs)
-                            .map(|(a, b)| if widen { a.widen(b) } else { a.join(b) })
-                            .collect();
-                        if merged != *old {
-                            *old = merged;
-                            work.push(next);
-                        }
-                    }
+                let paths = &mut at[next];
+                if paths.iter().any(|(known, _)| *known == regs) {
+                    continue;
+                }
+                if paths.len() < PATHS {
+                    paths.push((regs, 0));
+                    work.push((next, paths.len() - 1));
+                    continue;
+                }
+                let k = paths.len() - 1;
+                let (old, joins) = &mut paths[k];
+                *joins += 1;
+                let widen = *joins > WIDEN_AFTER;
+                let merged: Vec<AVal> =
+                    old.iter().zip(&regs).map(|(a, b)| if widen { a.widen(b) } else { a.join(b) }).collect();
+                if merged != *old {
+                    *old = merged;
+                    work.push((next, k));
                 }
             }
         }
@@ -171,11 +195,13 @@ impl Walk<'_> {
     fn transfer(
         &mut self,
         f: &crate::program::Func,
+        func: FuncId,
         pc: usize,
         instr: &Instr,
         mut regs: Vec<AVal>,
         targets: &[bool],
         depth: usize,
+        taken: bool,
         out: &mut Vec<(usize, Vec<AVal>)>,
     ) -> bool {
         let get = |regs: &[AVal], r: u32| regs.get(r as usize).cloned().unwrap_or(AVal::Any);
@@ -284,24 +310,43 @@ impl Walk<'_> {
                 set(&mut regs, *dst, AVal::Any);
             }
             Instr::Dealloc { .. } => self.accesses.add(Space::Everything, true),
-            Instr::Call { callee, args, results, submit, .. } => {
+            Instr::Call { callee, args, results, submit, width, .. } => {
                 let machine = self.machine;
                 let program = &machine.program;
                 let launches =
                     self.runner.slot == 0 && (*submit || program.funcs[*callee as usize].kind == Kind::InCore);
-                if launches || depth >= CALL_DEPTH {
-                    // A launch starts other threads (what they do is any
-                    // access); a deeper call is not followed.
-                    self.accesses.add(Space::Everything, true);
-                } else {
-                    let callee_f = &program.funcs[*callee as usize];
+                let callee_f = &program.funcs[*callee as usize];
+                let args_of = |regs: &[AVal]| {
                     let mut callee_regs = vec![AVal::Unset; callee_f.registers as usize];
                     for (param, arg) in callee_f.params.iter().zip(args) {
                         if let Some(slot) = callee_regs.get_mut(*param as usize) {
-                            *slot = get(&regs, *arg);
+                            *slot = get(regs, *arg);
                         }
                     }
-                    if !self.function(*callee, 0, callee_regs, false, depth + 1) {
+                    callee_regs
+                };
+                if depth >= CALL_DEPTH {
+                    // A deeper call is not followed.
+                    self.accesses.add(Space::Everything, true);
+                } else if launches {
+                    // A launch: each block of it runs the kernel to its end
+                    // (the host waits for them, then goes on).
+                    let width = width.unwrap_or(1).min(machine.per_rank as u64 - 1) as u16;
+                    for slot in 1..=width {
+                        let runner = Runner { thread: self.runner.thread + slot, rank: self.runner.rank, slot };
+                        let mut block = Walk {
+                            machine,
+                            runner,
+                            horizon: Horizon::End,
+                            blocked: &[],
+                            accesses: Accesses::new(),
+                            waits: Vec::new(),
+                        };
+                        block.function(*callee, 0, args_of(&regs), false, depth + 1);
+                        self.accesses.extend(&block.accesses);
+                    }
+                } else {
+                    if !self.function(*callee, 0, args_of(&regs), false, depth + 1) {
                         return false;
                     }
                 }
@@ -313,6 +358,26 @@ impl Walk<'_> {
             Instr::Ccl { op, .. } => {
                 let accesses = access::of_instr(self.machine, instr, self.runner, &|r| get(&regs, r));
                 self.accesses.extend(&accesses);
+                if let CclOp::Wait { signal, expected, equal } = op {
+                    // One known cell: a wait the reducer may call blocked
+                    // (not the step a `NextRest` walk takes: it is the step
+                    // the thread is woken for).
+                    let cell = get(&regs, *signal).view().and_then(|v| {
+                        let buffers = v.buffers.0.as_ref().filter(|b| b.len() == 1)?;
+                        let index = u32::try_from(v.offset.single()?).ok()?;
+                        Some(Loc { rank: self.runner.rank, buffer: buffers[0], index })
+                    });
+                    if let (Some(cell), false) = (cell, taken && self.horizon == Horizon::NextRest) {
+                        let at = Blocked { func, pc, cell };
+                        if self.blocked.contains(&at) {
+                            return false;
+                        }
+                        let site = WaitSite { at, expected: get(&regs, *expected).ints(), equal: *equal };
+                        if !self.waits.contains(&site) {
+                            self.waits.push(site);
+                        }
+                    }
+                }
                 match op {
                     CclOp::RemoteLoad { result, .. } | CclOp::TileLoad { result, .. } | CclOp::Read { result, .. } => {
                         set(&mut regs, *result, AVal::Any)

@@ -171,7 +171,8 @@ impl ISet {
             other,
             |a, b| a.checked_mul(b),
             |(a, b), (c, d)| {
-                let products = [a as i128 * c as i128, a as i128 * d as i128, b as i128 * c as i128, b as i128 * d as i128];
+                let products =
+                    [a as i128 * c as i128, a as i128 * d as i128, b as i128 * c as i128, b as i128 * d as i128];
                 fit(*products.iter().min().unwrap(), *products.iter().max().unwrap())
             },
         )

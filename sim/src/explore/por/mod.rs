@@ -34,7 +34,7 @@ mod future;
 mod iset;
 
 use access::{Accesses, Space};
-use future::{Horizon, Reach};
+use future::{Blocked, Horizon, Reach, WaitSite};
 use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -44,11 +44,32 @@ use crate::machine::{Action, Frame, Machine, State, Status, ThreadId};
 /// Ranks beyond which the reduction is off: rank sets are 64-bit masks.
 const MAX_RANKS: u16 = 64;
 
+/// A memoized reach: the thread, horizon, frames and blocked waits it was
+/// walked for.
+struct Memo {
+    thread: ThreadId,
+    horizon: Horizon,
+    frames: Vec<Frame>,
+    blocked: Vec<Blocked>,
+    reach: Arc<Reach>,
+}
+
 /// Chooses persistent sets for the states of one machine; the reaches of
-/// threads are memoized by their frames.
+/// threads are memoized by their frames (and the waits they stop at).
 pub struct Reducer<'m> {
     machine: &'m Machine,
-    reaches: Mutex<HashMap<(ThreadId, Horizon, Vec<Frame>), Arc<Reach>>>,
+    reaches: Mutex<HashMap<u64, Vec<Memo>>>,
+}
+
+/// The reaches of one state's threads, by thread, horizon and blocked
+/// waits (the frames are the state's).
+type Local = HashMap<(ThreadId, Horizon, Vec<Blocked>), Arc<Reach>>;
+
+/// Per thread of a state, what the closure knows of it.
+#[derive(Clone, Default)]
+struct Known {
+    /// Its reach to the end, cut at the waits nothing outside Q opens.
+    future: Option<Arc<Reach>>,
 }
 
 impl<'m> Reducer<'m> {
@@ -57,15 +78,77 @@ impl<'m> Reducer<'m> {
         (machine.ranks <= MAX_RANKS).then(|| Reducer { machine, reaches: Mutex::new(HashMap::new()) })
     }
 
-    fn reach(&self, state: &State, t: ThreadId, horizon: Horizon) -> Arc<Reach> {
+    fn memoized(&self, state: &State, t: ThreadId, horizon: Horizon, blocked: &[Blocked]) -> Arc<Reach> {
+        use std::hash::{Hash, Hasher};
         let frames = &state.threads[t as usize].frames;
-        let key = (t, horizon, frames.clone());
-        if let Some(reach) = self.reaches.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (t, horizon, frames, blocked).hash(&mut hasher);
+        let key = hasher.finish();
+        let found = |memos: &Vec<Memo>| {
+            memos
+                .iter()
+                .find(|m| m.thread == t && m.horizon == horizon && m.frames == *frames && m.blocked == blocked)
+                .map(|m| m.reach.clone())
+        };
+        if let Some(reach) = self.reaches.lock().unwrap_or_else(|e| e.into_inner()).get(&key).and_then(found) {
+            return reach;
+        }
+        let reach = Arc::new(future::reach(self.machine, t, frames, horizon, blocked));
+        let memo = Memo { thread: t, horizon, frames: frames.clone(), blocked: blocked.to_vec(), reach: reach.clone() };
+        self.reaches.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_default().push(memo);
+        reach
+    }
+
+    /// The reach of running thread `t` going no further than the waits of
+    /// `blocked` (sorted).
+    fn cut(&self, state: &State, local: &mut Local, t: ThreadId, horizon: Horizon, blocked: &[Blocked]) -> Arc<Reach> {
+        if let Some(reach) = local.get(&(t, horizon, blocked.to_vec())) {
             return reach.clone();
         }
-        let reach = Arc::new(future::reach(self.machine, t, frames, horizon));
-        self.reaches.lock().unwrap_or_else(|e| e.into_inner()).insert(key, reach.clone());
+        let reach = self.memoized(state, t, horizon, blocked);
+        local.insert((t, horizon, blocked.to_vec()), reach.clone());
         reach
+    }
+
+    /// The waits `t` may reach (within `horizon`) whose cell's value in
+    /// `state` does not satisfy them, sorted.
+    fn unsatisfied(&self, state: &State, local: &mut Local, t: ThreadId, horizon: Horizon) -> Vec<Blocked> {
+        let whole = self.cut(state, local, t, horizon, &[]);
+        let mut waits: Vec<Blocked> =
+            whole.waits.iter().filter(|wait| !Self::may_hold(state, wait)).map(|wait| wait.at).collect();
+        waits.sort_unstable();
+        waits.dedup();
+        waits
+    }
+
+    /// Keeps the waits whose cell nothing in `writers` may write.
+    fn keep_unwritten(state: &State, waits: &mut Vec<Blocked>, writers: &Accesses) -> bool {
+        let before = waits.len();
+        waits.retain(|wait| {
+            let mut probe = Accesses::new();
+            probe.loc(wait.cell, false);
+            !writers.conflicts(&probe, state)
+        });
+        waits.len() != before
+    }
+
+    /// Whether a wait on its cell's value in `state` may hold (any value of
+    /// the expected set; a range or any value: may).
+    fn may_hold(state: &State, wait: &WaitSite) -> bool {
+        let cell = wait.at.cell;
+        let Some(value) = state
+            .buffers
+            .get(cell.buffer as usize)
+            .and_then(|b| b.ranks.get(cell.rank as usize))
+            .and_then(|copy| copy.get(cell.index as usize))
+        else {
+            return true;
+        };
+        let current = value.bits as i64;
+        match wait.expected.values() {
+            Some(values) => values.iter().any(|e| if wait.equal { current == *e } else { current >= *e }),
+            None => true,
+        }
     }
 
     /// The writes of `t`'s in-flight units (what their landings touch).
@@ -77,89 +160,209 @@ impl<'m> Reducer<'m> {
         }
     }
 
-    fn is_block(&self, t: ThreadId) -> bool {
-        self.machine.slot_of(t) != 0
+    fn running_block(&self, state: &State, t: ThreadId) -> bool {
+        self.machine.slot_of(t) != 0 && Self::running(state, t)
     }
 
     fn running(state: &State, t: ThreadId) -> bool {
         state.threads[t as usize].status == Status::Running
     }
 
-    /// What Q's next actions may touch, from thread `q`: its next step and
-    /// the local steps after it, and its units' landings. `None` if the
-    /// step may finish its launch (its host may then run anything).
-    fn next_of(&self, state: &State, q: ThreadId, out: &mut Accesses) -> Option<()> {
-        if self.is_block(q) && Self::running(state, q) {
-            let reach = self.reach(state, q, Horizon::NextRest);
-            if reach.finishes || reach.accesses.iter().any(|a| a.space == Space::Everything) {
-                return None;
-            }
-            out.extend(&reach.accesses);
-        }
-        Self::units(state, q, out);
-        Some(())
-    }
-
-    /// What thread `u` outside Q may still touch: its whole future and its
-    /// units' landings. (Its finish reads its siblings' status and may
-    /// wake its host: Q holds a running block of every launch, so no block
-    /// outside Q finishes a launch, and Q's next steps never finish one.)
-    fn future_of(&self, state: &State, u: ThreadId) -> Accesses {
-        let mut out = Accesses::new();
-        if self.is_block(u) && Self::running(state, u) {
-            out.extend(&self.reach(state, u, Horizon::End).accesses);
-        }
-        Self::units(state, u, &mut out);
-        out
-    }
-
     /// The closed set Q grown from `seed`, as a mask over threads; `None`
     /// where no such set avoids a running host or a finishing step.
-    fn closure(&self, state: &State, seed: ThreadId) -> Option<Vec<bool>> {
+    fn closure(&self, state: &State, local: &mut Local, seed: ThreadId) -> Option<Vec<bool>> {
         let machine = self.machine;
         let n = state.threads.len();
         let mut in_q = vec![false; n];
         in_q[seed as usize] = true;
-        let mut futures: Vec<Option<Accesses>> = vec![None; n];
+        let mut known = vec![Known::default(); n];
         loop {
-            // Every launch keeps a running block in Q: its host stays
-            // joining while Q is left alone.
+            // Q's next steps, uncut: what they may write themselves.
+            let mut q_next = Accesses::new();
+            for q in (0..n).filter(|q| in_q[*q]) {
+                if self.running_block(state, q as ThreadId) {
+                    q_next.extend(&self.cut(state, local, q as ThreadId, Horizon::NextRest, &[]).accesses);
+                }
+                Self::units(state, q as ThreadId, &mut q_next);
+            }
+            // While Q is left alone only the others write. Their futures
+            // are cut at waits that no write of theirs opens: start from
+            // every wait their cell does not satisfy now, and drop those
+            // whose cell a cut future writes, until none is dropped (no
+            // thread passes the first of the rest to be passed: nothing
+            // written before it opens it).
+            let free_blocks: Vec<ThreadId> =
+                (0..n as ThreadId).filter(|u| !in_q[*u as usize] && self.running_block(state, *u)).collect();
+            let mut blocked: Vec<Vec<Blocked>> =
+                free_blocks.iter().map(|u| self.unsatisfied(state, local, *u, Horizon::End)).collect();
+            let free = loop {
+                let mut all = Accesses::new();
+                for (u, waits) in free_blocks.iter().zip(&blocked) {
+                    let future = self.cut(state, local, *u, Horizon::End, waits);
+                    all.extend(&future.accesses);
+                    known[*u as usize].future = Some(future);
+                }
+                for u in (0..n).filter(|u| !in_q[*u]) {
+                    Self::units(state, u as ThreadId, &mut all);
+                }
+                for host in self.unpinned_hosts(state, &in_q) {
+                    all.extend(&self.cut(state, local, host, Horizon::End, &[]).accesses);
+                }
+                let mut dropped = false;
+                for waits in &mut blocked {
+                    dropped |= Self::keep_unwritten(state, waits, &all);
+                }
+                if !dropped {
+                    break all;
+                }
+            };
+            // Q's next step runs after those writes, with its own.
+            let mut writers = free;
+            writers.extend(&q_next);
+            // Every launch that may complete while Q is left alone keeps a
+            // running block in Q, so no host runs on.
             let mut grew = false;
             for rank in 0..machine.ranks {
                 let host = rank * machine.per_rank;
                 let Status::Joining { first, count } = state.threads[host as usize].status else { continue };
                 let launch = first..first + count;
-                if launch.clone().any(|b| in_q[b as usize] && Self::running(state, b)) {
+                let held = launch.clone().any(|b| {
+                    Self::running(state, b)
+                        && (in_q[b as usize] || known[b as usize].future.as_ref().is_some_and(|f| !f.finishes))
+                });
+                // A launch that may complete lets its host run on: its
+                // future (the rest of its code and the kernels it
+                // launches) joins the others' unless it reaches everything
+                // or conflicts with Q's next steps (checked below).
+                // (A thread of the rank in Q for its landings alone must not
+                // be relaunched, nor the host in Q act, while Q is left
+                // alone: then the host is kept joining too.)
+                let host_future = self.cut(state, local, host, Horizon::End, &[]);
+                let rank_in_q = (host..host + machine.per_rank).any(|t| in_q[t as usize]);
+                if held || (!rank_in_q && !Self::everything(&host_future.accesses)) {
                     continue;
                 }
-                let running = |b: ThreadId| Self::running(state, b);
-                let same_slot = first + machine.slot_of(seed).max(1) - 1;
-                let pick = if launch.contains(&same_slot) && running(same_slot) {
-                    Some(same_slot)
-                } else {
-                    launch.clone().find(|b| running(*b))
-                };
-                in_q[pick? as usize] = true;
+                let pick = self.pin(state, local, launch, seed)?;
+                in_q[pick as usize] = true;
                 grew = true;
             }
+            if grew {
+                continue;
+            }
+            // What Q's next actions touch: cut at the waits nothing may
+            // open; a step that may finish a launch lets its host run.
             let mut side = Accesses::new();
+            let mut nexts: Vec<Option<Arc<Reach>>> = vec![None; n];
             for q in (0..n).filter(|q| in_q[*q]) {
-                self.next_of(state, q as ThreadId, &mut side)?;
+                if self.running_block(state, q as ThreadId) {
+                    let mut waits = self.unsatisfied(state, local, q as ThreadId, Horizon::NextRest);
+                    Self::keep_unwritten(state, &mut waits, &writers);
+                    let next = self.cut(state, local, q as ThreadId, Horizon::NextRest, &waits);
+                    if Self::everything(&next.accesses) {
+                        return None;
+                    }
+                    side.extend(&next.accesses);
+                    nexts[q] = Some(next);
+                }
+                Self::units(state, q as ThreadId, &mut side);
+            }
+            // A next step that may finish its block is safe only while
+            // another block of its launch cannot finish: one outside Q
+            // whose future is cut before its end, or one in Q whose next
+            // step does not finish (Q's steps move no other block of Q
+            // past that step). Then no finish in these steps is the last
+            // of its launch, and the host stays joining.
+            for q in (0..n).filter(|q| nexts[*q].as_ref().is_some_and(|next| next.finishes)) {
+                let host = machine.rank_of(q as ThreadId) * machine.per_rank;
+                let Status::Joining { first, count } = state.threads[host as usize].status else { return None };
+                let held = (first..first + count).any(|b| {
+                    let b = b as usize;
+                    b != q
+                        && Self::running(state, b as ThreadId)
+                        && match &nexts[b] {
+                            _ if !in_q[b] => known[b].future.as_ref().is_some_and(|f| !f.finishes),
+                            Some(next) => !next.finishes,
+                            None => false,
+                        }
+                });
+                if !held {
+                    // The last of its launch to finish: its host runs on
+                    // in the same step.
+                    let host_future = self.cut(state, local, host, Horizon::End, &[]);
+                    if Self::everything(&host_future.accesses) {
+                        return None;
+                    }
+                    side.extend(&host_future.accesses);
+                }
             }
             for u in 0..n {
                 if in_q[u] {
                     continue;
                 }
-                let future = futures[u].get_or_insert_with(|| self.future_of(state, u as ThreadId));
-                if side.conflicts(future, state) {
+                let mut future = Accesses::new();
+                if let Some(reach) = &known[u].future {
+                    future.extend(&reach.accesses);
+                }
+                Self::units(state, u as ThreadId, &mut future);
+                if side.conflicts(&future, state) {
                     in_q[u] = true;
                     grew = true;
                 }
+            }
+            for host in self.unpinned_hosts(state, &in_q) {
+                let Status::Joining { first, count } = state.threads[host as usize].status else { continue };
+                let launch = first..first + count;
+                let held = launch
+                    .clone()
+                    .any(|b| Self::running(state, b) && known[b as usize].future.as_ref().is_some_and(|f| !f.finishes));
+                if held || !side.conflicts(&self.cut(state, local, host, Horizon::End, &[]).accesses, state) {
+                    continue;
+                }
+                let pick = self.pin(state, local, launch, seed)?;
+                in_q[pick as usize] = true;
+                grew = true;
             }
             if !grew {
                 return Some(in_q);
             }
         }
+    }
+
+    /// Joining hosts with no running block of their launch in Q.
+    fn unpinned_hosts(&self, state: &State, in_q: &[bool]) -> Vec<ThreadId> {
+        let machine = self.machine;
+        (0..machine.ranks)
+            .map(|rank| rank * machine.per_rank)
+            .filter(|host| match state.threads[*host as usize].status {
+                Status::Joining { first, count } => {
+                    !(first..first + count).any(|b| in_q[b as usize] && Self::running(state, b))
+                }
+                _ => false,
+            })
+            .collect()
+    }
+
+    /// The block of `launch` to put in Q so that its host stays joining:
+    /// preferably one whose next step does not finish, in the seed's slot
+    /// (the protocol's blocks of one slot talk to each other, not to the
+    /// other slots).
+    fn pin(
+        &self,
+        state: &State,
+        local: &mut Local,
+        launch: std::ops::Range<ThreadId>,
+        seed: ThreadId,
+    ) -> Option<ThreadId> {
+        let machine = self.machine;
+        let seed_slot = machine.slot_of(seed);
+        launch.filter(|b| Self::running(state, *b)).min_by_key(|b| {
+            let finishes = self.cut(state, local, *b, Horizon::NextRest, &[]).finishes;
+            (finishes, machine.slot_of(*b) != seed_slot, *b)
+        })
+    }
+
+    fn everything(accesses: &Accesses) -> bool {
+        accesses.iter().any(|a| a.space == Space::Everything)
     }
 
     /// A persistent subset of `enabled` (the actions of `state`, in the
@@ -183,8 +386,9 @@ impl<'m> Reducer<'m> {
         seeds.sort_unstable();
         seeds.dedup();
         let mut best: Option<Vec<Action>> = None;
+        let mut local = Local::new();
         for seed in seeds {
-            let Some(in_q) = self.closure(state, seed) else { continue };
+            let Some(in_q) = self.closure(state, &mut local, seed) else { continue };
             let chosen: Vec<Action> = enabled.iter().copied().filter(|a| in_q[owner(a) as usize]).collect();
             if chosen.is_empty() || chosen.len() == enabled.len() {
                 continue;
