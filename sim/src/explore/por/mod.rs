@@ -114,8 +114,11 @@ impl<'m> Reducer<'m> {
     /// `state` does not satisfy them, sorted.
     fn unsatisfied(&self, state: &State, local: &mut Local, t: ThreadId, horizon: Horizon) -> Vec<Blocked> {
         let whole = self.cut(state, local, t, horizon, &[]);
-        let mut waits: Vec<Blocked> =
-            whole.waits.iter().filter(|wait| !Self::may_hold(state, wait)).map(|wait| wait.at).collect();
+        // A wait reached with several expected values is blocked only if
+        // none of them holds.
+        let holds: Vec<Blocked> =
+            whole.waits.iter().filter(|wait| Self::may_hold(state, wait)).map(|wait| wait.at).collect();
+        let mut waits: Vec<Blocked> = whole.waits.iter().map(|wait| wait.at).filter(|at| !holds.contains(at)).collect();
         waits.sort_unstable();
         waits.dedup();
         waits
