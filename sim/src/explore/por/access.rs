@@ -21,8 +21,10 @@
 
 use super::absval::{AVal, BufSet};
 use super::iset::ISet;
-use crate::machine::{Loc, Machine, State, ThreadId};
+use crate::machine::{Line, Loc, Machine, ThreadId};
 use crate::program::{CclOp, Instr, Reg};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
@@ -134,15 +136,16 @@ impl Accesses {
 
     /// Whether some access of `self` and some of `other` touch one part in
     /// modes that do not commute: one writes, or one adds and the other
-    /// does not (`state` holds the dirty lines `DirtyOf` means).
-    pub fn conflicts(&self, other: &Accesses, state: &State) -> bool {
+    /// does not (`caches`, the state's, hold the dirty lines `DirtyOf`
+    /// means).
+    pub fn conflicts(&self, other: &Accesses, caches: &[Arc<BTreeMap<Loc, Line>>]) -> bool {
         self.list
             .iter()
-            .any(|a| other.list.iter().any(|b| a.mode.conflicts(b.mode) && overlap(&a.space, &b.space, state)))
+            .any(|a| other.list.iter().any(|b| a.mode.conflicts(b.mode) && overlap(&a.space, &b.space, caches)))
     }
 }
 
-fn overlap(a: &Space, b: &Space, state: &State) -> bool {
+fn overlap(a: &Space, b: &Space, caches: &[Arc<BTreeMap<Loc, Line>>]) -> bool {
     match (a, b) {
         (Space::Everything, _) | (_, Space::Everything) => true,
         (Space::Mem { buffers: b1, ranks: r1, index: i1 }, Space::Mem { buffers: b2, ranks: r2, index: i2 }) => {
@@ -152,7 +155,7 @@ fn overlap(a: &Space, b: &Space, state: &State) -> bool {
         (Space::DirtyOf(x), Space::DirtyOf(y)) => x == y,
         (Space::DirtyOf(t), Space::Mem { buffers, ranks, index })
         | (Space::Mem { buffers, ranks, index }, Space::DirtyOf(t)) => {
-            let Some(cache) = state.caches.get(*t as usize) else { return false };
+            let Some(cache) = caches.get(*t as usize) else { return false };
             cache.iter().any(|(loc, line)| {
                 line.dirty
                     && ranks & (1 << loc.rank) != 0
@@ -310,9 +313,16 @@ mod tests {
         c.mem(&BufSet::one(1), 0b11, ISet::one(5), true);
         let mut d = Accesses::new();
         d.mem(&BufSet::one(1), 0b01, ISet::one(5), false);
-        let state = State::default();
-        assert!(!a.conflicts(&b, &state));
-        assert!(a.conflicts(&c, &state));
-        assert!(!a.conflicts(&d, &state), "two reads do not conflict");
+        assert!(!a.conflicts(&b, &[]));
+        assert!(a.conflicts(&c, &[]));
+        assert!(!a.conflicts(&d, &[]), "two reads do not conflict");
+        // Two atomic adds to a cell commute; an add and a read of it do not.
+        let cell = || Space::Mem { buffers: BufSet::one(2), ranks: 0b10, index: ISet::one(0) };
+        let (mut add, mut other_add, mut wait) = (Accesses::new(), Accesses::new(), Accesses::new());
+        add.add_as(cell(), Mode::Add);
+        other_add.add_as(cell(), Mode::Add);
+        wait.add(cell(), false);
+        assert!(!add.conflicts(&other_add, &[]));
+        assert!(add.conflicts(&wait, &[]));
     }
 }

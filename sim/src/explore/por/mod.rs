@@ -130,7 +130,7 @@ impl<'m> Reducer<'m> {
         waits.retain(|wait| {
             let mut probe = Accesses::new();
             probe.loc(wait.cell, false);
-            !writers.conflicts(&probe, state)
+            !writers.conflicts(&probe, &state.caches)
         });
         waits.len() != before
     }
@@ -307,7 +307,7 @@ impl<'m> Reducer<'m> {
                     future.extend(&reach.accesses);
                 }
                 Self::units(state, u as ThreadId, &mut future);
-                if side.conflicts(&future, state) {
+                if side.conflicts(&future, &state.caches) {
                     in_q[u] = true;
                     grew = true;
                 }
@@ -318,7 +318,7 @@ impl<'m> Reducer<'m> {
                 let held = launch
                     .clone()
                     .any(|b| Self::running(state, b) && known[b as usize].future.as_ref().is_some_and(|f| !f.finishes));
-                if held || !side.conflicts(&self.cut(state, local, host, Horizon::End, &[]).accesses, state) {
+                if held || !side.conflicts(&self.cut(state, local, host, Horizon::End, &[]).accesses, &state.caches) {
                     continue;
                 }
                 let pick = self.pin(state, local, launch, seed)?;
