@@ -94,6 +94,17 @@ impl AView {
                 return ISet::range(low, high);
             }
         }
+        // A few offsets of an otherwise known view (a cell of any row):
+        // the union of each one's elements.
+        if let Some(offsets) = self.offset.values().filter(|o| o.len() > 1) {
+            let one = |offset: i64| AView { offset: ISet::one(offset), ..self.clone() }.concrete();
+            if let Some(views) = offsets.iter().map(|o| one(*o)).collect::<Option<Vec<View>>>() {
+                let total: i64 = views.iter().map(View::len).sum();
+                if total <= super::iset::EXACT as i64 * 4 {
+                    return ISet::of(views.iter().flat_map(View::elements).collect());
+                }
+            }
+        }
         self.span()
     }
 
