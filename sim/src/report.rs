@@ -262,6 +262,9 @@ pub fn search(stats: &SearchStats) -> String {
         None => {}
     }
     write!(out, ", {} generated, depth {}", grouped(stats.generated), grouped(stats.max_depth)).unwrap();
+    if stats.reduced > 0 {
+        write!(out, ", {} reduced by partial order", grouped(stats.reduced)).unwrap();
+    }
     match stats.engine {
         Engine::Dfs => out.push_str(", depth-first"),
         Engine::Stateright => out.push_str(", stateright's breadth-first search"),

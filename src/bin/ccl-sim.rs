@@ -4,7 +4,7 @@
 //! ```text
 //! ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]
 //!         [--max-states N] [--max-steps N] [--max-memory SIZE] [--threads N] [--exact | --fingerprint BITS]
-//!         [--engine dfs|stateright] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]
+//!         [--engine dfs|stateright] [--por on|off] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]
 //! ```
 //! Exit 0: no race (the states or schedules explored and what they executed
 //! are printed); 3: a race or deadlock, with both accesses and the schedule;
@@ -38,7 +38,7 @@ use std::path::PathBuf;
     args_override_self = true,
     override_usage = "ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]\n\
 \x20              [--max-states N] [--max-steps N] [--max-memory SIZE] [--threads N] [--exact | --fingerprint BITS]\n\
-\x20              [--engine dfs|stateright] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]",
+\x20              [--engine dfs|stateright] [--por on|off] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]",
     help_template = "USAGE: {usage}\n\n{about}\n\n{all-args}"
 )]
 struct Cli {
@@ -102,6 +102,11 @@ struct Cli {
     /// breadth-first checker, whole states, shortest schedules)
     #[arg(long, value_name = "NAME", allow_hyphen_values = true, value_parser = text(engine))]
     engine: Option<sim::Engine>,
+
+    /// Partial-order reduction of the dfs engine's search: on (default) or
+    /// off
+    #[arg(long, value_name = "on|off", allow_hyphen_values = true, value_parser = text(on_off))]
+    por: Option<bool>,
 
     /// Print what the exhaustive search stored (bytes a state), its depth
     /// and time
@@ -167,6 +172,14 @@ fn engine(text: &str) -> Result<sim::Engine, String> {
         "dfs" => Ok(sim::Engine::Dfs),
         "stateright" => Ok(sim::Engine::Stateright),
         _ => Err("expected dfs or stateright".to_string()),
+    }
+}
+
+fn on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err("expected on or off".to_string()),
     }
 }
 
@@ -265,6 +278,9 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Request, 
         (Some(bits), false) => sim::Store::Fingerprint { bits },
         (None, false) => sim::Store::default(),
     };
+    if let Some(por) = cli.por {
+        options.search_config.por = por;
+    }
     if let Some(engine) = cli.engine {
         options.search_config.engine = engine;
     }

@@ -15,6 +15,7 @@
 //! what grows.
 
 use super::fingerprint::fingerprint;
+use super::por::{Progress, Reducer};
 use super::visited::Visited;
 use super::{finding_of, replay, Bound, Engine, Outcome, SearchConfig, SearchStats};
 use crate::cost::RunCost;
@@ -86,6 +87,9 @@ struct Search<'a> {
     /// Tasks made and not yet expanded: the search is over at zero.
     pending: AtomicUsize,
     max_depth: AtomicUsize,
+    /// Partial-order reduction, when on.
+    reducer: Option<Reducer<'a>>,
+    reduced: AtomicUsize,
     stopped: AtomicBool,
     stop: Mutex<Option<Stop>>,
     cost: Mutex<RunCost>,
@@ -144,14 +148,27 @@ impl Search<'_> {
             }
             return;
         }
-        let mut successors = Vec::with_capacity(enabled.len());
-        for &action in &enabled {
-            if !self.admit() {
+        // A persistent set first; the other actions too unless every
+        // successor along it has come further (the cycle proviso, `por`).
+        let persistent = self.reducer.as_ref().and_then(|reducer| reducer.persistent(&state, &enabled));
+        let (first, rest) = match persistent {
+            Some(set) => {
+                let rest: Vec<Action> = enabled.iter().copied().filter(|a| !set.contains(a)).collect();
+                (set, rest)
+            }
+            None => (enabled, Vec::new()),
+        };
+        let mut successors = Vec::with_capacity(first.len() + rest.len());
+        if !self.successors(&state, &first, &mut successors) {
+            return;
+        }
+        if !rest.is_empty() {
+            let here = Progress::of(&state);
+            if successors.iter().all(|(_, next, _)| Progress::of(next) > here) {
+                self.reduced.fetch_add(1, Ordering::Relaxed);
+            } else if !self.successors(&state, &rest, &mut successors) {
                 return;
             }
-            let next = self.machine.next(&state, action);
-            let print = fingerprint(&next);
-            successors.push((action, next, print));
         }
         // Pushed in reverse, the first successor is expanded first.
         let mut new = Vec::new();
@@ -171,6 +188,20 @@ impl Search<'_> {
             let path = Some(Arc::new(PathNode { action, parent: path.clone() }));
             self.push(local, Task { state: next, path, depth: depth + 1 });
         }
+    }
+
+    /// The successors of `state` along `actions`, with their fingerprints;
+    /// `false` once a bound stops the search.
+    fn successors(&self, state: &State, actions: &[Action], out: &mut Vec<(Action, State, u128)>) -> bool {
+        for &action in actions {
+            if !self.admit() {
+                return false;
+            }
+            let next = self.machine.next(state, action);
+            let print = fingerprint(&next);
+            out.push((action, next, print));
+        }
+        true
     }
 
     /// One worker: expands its own tasks, steals when it has none, and ends
@@ -235,6 +266,8 @@ pub fn search(machine: Machine, config: &SearchConfig) -> Outcome {
         generated: AtomicUsize::new(0),
         pending: AtomicUsize::new(0),
         max_depth: AtomicUsize::new(0),
+        reducer: if config.por { Reducer::new(&machine) } else { None },
+        reduced: AtomicUsize::new(0),
         stopped: AtomicBool::new(false),
         stop: Mutex::new(None),
         cost: Mutex::new(RunCost::default()),
@@ -265,6 +298,7 @@ pub fn search(machine: Machine, config: &SearchConfig) -> Outcome {
         stored: search.visited.len(),
         generated: search.generated.load(Ordering::Relaxed),
         max_depth: search.max_depth.load(Ordering::Relaxed),
+        reduced: search.reduced.load(Ordering::Relaxed),
         visited_bytes: search.visited.table_bytes(),
         store: Some(config.store),
         threads,

@@ -14,6 +14,7 @@
 
 mod dfs;
 pub mod fingerprint;
+mod por;
 mod random;
 mod stateright;
 pub mod visited;
@@ -114,11 +115,14 @@ pub struct SearchConfig {
     pub threads: usize,
     pub store: Store,
     pub engine: Engine,
+    /// Partial-order reduction (`--por`, `dfs` only): each state follows a
+    /// persistent set of its actions (`por`).
+    pub por: bool,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { max_states: 2_000_000, threads: 1, store: Store::default(), engine: Engine::Dfs }
+        SearchConfig { max_states: 2_000_000, threads: 1, store: Store::default(), engine: Engine::Dfs, por: true }
     }
 }
 
@@ -131,6 +135,8 @@ pub struct SearchStats {
     pub generated: usize,
     /// The longest schedule the search followed.
     pub max_depth: usize,
+    /// States expanded along a persistent set smaller than their actions.
+    pub reduced: usize,
     /// Bytes of the visited set (its table, or the states it keeps).
     pub visited_bytes: u64,
     /// How the states were stored.

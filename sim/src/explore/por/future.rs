@@ -1,0 +1,403 @@
+//! What a thread may touch from where it rests: an abstract interpretation
+//! of its code from its concrete frames, over every path, collecting the
+//! accesses of every instruction it may execute ([`access::of_instr`]).
+//!
+//! Two horizons: [`Horizon::NextRest`] follows the thread through the step
+//! it rests at and on to every instruction at which it must rest again (a
+//! notify, an `eq` wait, a collective: `Machine::rests_at` stops at them
+//! whatever the state): what one step of the thread, with the local steps
+//! it runs eagerly after it, may touch. [`Horizon::End`] follows it to the
+//! end of its outermost function: everything it may still do. Both
+//! over-approximate: every path is followed whether the state allows it or
+//! not (a wait that may hold is passed, a read that may rest is run), values
+//! read from memory are any value, and a loop's registers are widened until
+//! they stop growing.
+
+use super::absval::{self, AVal};
+use super::access::{self, Accesses, Runner, Space};
+use super::iset::ISet;
+use crate::machine::{Frame, Loc, Machine, ThreadId};
+use crate::program::{CclOp, FuncId, Instr, Kind, Operand, Query, Scalar};
+use crate::value;
+
+/// Register files kept apart at one instruction before new ones are joined
+/// into the last: loops with known bounds (over the peers, the lanes) are
+/// followed iteration by iteration, so each iteration's cell is exact.
+const PATHS: usize = 32;
+/// Joins into one register file before it is widened instead.
+const WIDEN_AFTER: u32 = 4;
+/// Calls followed into their callees, nested; deeper is any access.
+const CALL_DEPTH: usize = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Horizon {
+    /// The step the thread rests at and the local steps after it.
+    NextRest,
+    /// Everything to the end of the thread's outermost function.
+    End,
+}
+
+/// What a thread may touch within a horizon.
+#[derive(Clone, Debug, Default)]
+pub struct Reach {
+    pub accesses: Accesses,
+    /// Whether it may return from its outermost function (a block finishes
+    /// its launch, a host its program).
+    pub finishes: bool,
+    /// The waits it may reach (after the step it rests at).
+    pub waits: Vec<WaitSite>,
+}
+
+/// A wait a walk reached: where, on which cell (when it is one known
+/// cell) and for which values.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WaitSite {
+    pub at: Blocked,
+    pub expected: ISet,
+    pub equal: bool,
+}
+
+/// A wait that cannot pass (the reducer decides which): the function, the
+/// instruction and the cell. A walk records its read and goes no further.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Blocked {
+    pub func: FuncId,
+    pub pc: usize,
+    pub cell: Loc,
+}
+
+/// The reach of thread `t`, resting in `frames` (outermost first), going no
+/// further than the waits of `blocked`.
+pub fn reach(machine: &Machine, t: ThreadId, frames: &[Frame], horizon: Horizon, blocked: &[Blocked]) -> Reach {
+    let runner = Runner { thread: t, rank: machine.rank_of(t), slot: machine.slot_of(t) };
+    let mut walk = Walk { machine, runner, horizon, blocked, accesses: Accesses::new(), waits: Vec::new() };
+    // The top frame runs from its pc (the step it rests at is taken); when
+    // it may return, its caller runs on from the call, with the call's
+    // results unknown.
+    let mut take_first = true;
+    for (k, frame) in frames.iter().enumerate().rev() {
+        let mut regs: Vec<AVal> = frame.regs.iter().map(AVal::of).collect();
+        if let Some(callee) = frames.get(k + 1) {
+            for r in &callee.results {
+                if let Some(reg) = regs.get_mut(*r as usize) {
+                    *reg = AVal::Any;
+                }
+            }
+        }
+        let returns = walk.function(frame.func, frame.pc as usize, regs, take_first, 0);
+        take_first = false;
+        if !returns {
+            return Reach { accesses: walk.accesses, finishes: false, waits: walk.waits };
+        }
+    }
+    Reach { accesses: walk.accesses, finishes: true, waits: walk.waits }
+}
+
+struct Walk<'m> {
+    machine: &'m Machine,
+    runner: Runner,
+    horizon: Horizon,
+    blocked: &'m [Blocked],
+    accesses: Accesses,
+    waits: Vec<WaitSite>,
+}
+
+impl Walk<'_> {
+    /// Whether the thread rests before `instr` in every state (so a
+    /// `NextRest` walk stops there). Only ops `Machine::rests_at` always
+    /// stops at: stopping anywhere else could leave accesses out.
+    fn must_rest(&self, instr: &Instr) -> bool {
+        let Instr::Ccl { op, .. } = instr else { return false };
+        if self.machine.no_reduction {
+            return true;
+        }
+        matches!(op, CclOp::Notify { .. } | CclOp::Wait { equal: true, .. }) || op.is_collective()
+    }
+
+    /// Walks `func` from `start` with `regs`; `take_first`: the instruction
+    /// at `start` is run even where a `NextRest` walk would stop (it is the
+    /// step the thread rests at). Returns whether the function may return.
+    fn function(&mut self, func: FuncId, start: usize, regs: Vec<AVal>, take_first: bool, depth: usize) -> bool {
+        let machine = self.machine;
+        let f = &machine.program.funcs[func as usize];
+        let n = f.code.len();
+        // Instructions some jump or branch leads to: a compare right before
+        // a branch refines the branch's registers only when nothing else
+        // leads into the branch.
+        let mut targets = vec![false; n + 1];
+        for instr in &f.code {
+            match instr {
+                Instr::Jump { target } => targets[(*target).min(n)] = true,
+                Instr::Branch { on_true, on_false, .. } => {
+                    targets[(*on_true).min(n)] = true;
+                    targets[(*on_false).min(n)] = true;
+                }
+                Instr::Switch { cases, default, .. } => {
+                    for (_, label) in cases {
+                        targets[(*label).min(n)] = true;
+                    }
+                    targets[(*default).min(n)] = true;
+                }
+                _ => {}
+            }
+        }
+        // Per instruction, up to PATHS register files; work items name one.
+        let mut at: Vec<Vec<(Vec<AVal>, u32)>> = vec![Vec::new(); n];
+        let mut work: Vec<(usize, usize)> = Vec::new();
+        let mut returns = false;
+        let mut successors: Vec<(usize, Vec<AVal>)> = Vec::new();
+        let mut first = Some((start, regs));
+        loop {
+            let (pc, regs, taken) = match first.take() {
+                Some((pc, regs)) => (pc, regs, take_first),
+                None => match work.pop() {
+                    Some((pc, k)) => (pc, at[pc][k].0.clone(), false),
+                    None => break,
+                },
+            };
+            let Some(instr) = f.code.get(pc) else { continue };
+            if self.horizon == Horizon::NextRest && !taken && self.must_rest(instr) {
+                continue;
+            }
+            successors.clear();
+            returns |= self.transfer(f, func, pc, instr, regs, &targets, depth, taken, &mut successors);
+            for (next, regs) in successors.drain(..) {
+                if next >= n {
+                    continue;
+                }
+                let paths = &mut at[next];
+                if paths.iter().any(|(known, _)| *known == regs) {
+                    continue;
+                }
+                if paths.len() < PATHS {
+                    paths.push((regs, 0));
+                    work.push((next, paths.len() - 1));
+                    continue;
+                }
+                let k = paths.len() - 1;
+                let (old, joins) = &mut paths[k];
+                *joins += 1;
+                let widen = *joins > WIDEN_AFTER;
+                let merged: Vec<AVal> =
+                    old.iter().zip(&regs).map(|(a, b)| if widen { a.widen(b) } else { a.join(b) }).collect();
+                if merged != *old {
+                    *old = merged;
+                    work.push((next, k));
+                }
+            }
+        }
+        returns
+    }
+
+    /// Records what `instr` may touch and pushes its successors with their
+    /// registers; returns whether it returns from the function.
+    #[allow(clippy::too_many_arguments)]
+    fn transfer(
+        &mut self,
+        f: &crate::program::Func,
+        func: FuncId,
+        pc: usize,
+        instr: &Instr,
+        mut regs: Vec<AVal>,
+        targets: &[bool],
+        depth: usize,
+        taken: bool,
+        out: &mut Vec<(usize, Vec<AVal>)>,
+    ) -> bool {
+        let get = |regs: &[AVal], r: u32| regs.get(r as usize).cloned().unwrap_or(AVal::Any);
+        let set = |regs: &mut Vec<AVal>, r: u32, v: AVal| {
+            if let Some(slot) = regs.get_mut(r as usize) {
+                *slot = v;
+            }
+        };
+        match instr {
+            Instr::Const { dst, value } => set(&mut regs, *dst, AVal::of(value)),
+            Instr::Move { moves } => {
+                let values: Vec<AVal> = moves.iter().map(|(_, s)| get(&regs, *s)).collect();
+                for ((d, _), v) in moves.iter().zip(values) {
+                    set(&mut regs, *d, v);
+                }
+            }
+            Instr::Binary { dst, op, lhs, rhs, ty, wrap } => {
+                let v = absval::binary(*op, &get(&regs, *lhs), &get(&regs, *rhs), *ty, *wrap);
+                set(&mut regs, *dst, v);
+            }
+            Instr::Cast { dst, src, op, from, to } => {
+                let v = absval::cast(*op, &get(&regs, *src), *from, *to);
+                set(&mut regs, *dst, v);
+            }
+            Instr::CheckStep { .. } => {}
+            Instr::Cmp { dst, pred, lhs, rhs, ty } => {
+                let v = absval::compare(*pred, &get(&regs, *lhs), &get(&regs, *rhs), *ty);
+                set(&mut regs, *dst, v);
+            }
+            Instr::Select { dst, cond, on_true, on_false } => {
+                let c = get(&regs, *cond).ints();
+                let v = match (may_be_true(&c), c.contains(0)) {
+                    (true, false) => get(&regs, *on_true),
+                    (false, true) => get(&regs, *on_false),
+                    _ => get(&regs, *on_true).join(&get(&regs, *on_false)),
+                };
+                set(&mut regs, *dst, v);
+            }
+            Instr::Jump { target } => {
+                out.push((*target, regs));
+                return false;
+            }
+            Instr::Branch { cond, on_true, on_false } => {
+                let c = get(&regs, *cond).ints();
+                // `cond = lhs pred rhs` right before, and nothing else leads
+                // here: each side learns what the comparison says of lhs.
+                let compared = match pc.checked_sub(1).map(|p| &f.code[p]) {
+                    Some(Instr::Cmp { dst, pred, lhs, rhs, ty: Scalar::Int(_) }) if dst == cond && !targets[pc] => {
+                        Some((*pred, *lhs, *rhs))
+                    }
+                    _ => None,
+                };
+                for (taken, label, possible) in [(true, *on_true, may_be_true(&c)), (false, *on_false, c.contains(0))] {
+                    if !possible {
+                        continue;
+                    }
+                    let mut side = regs.clone();
+                    if let Some((pred, lhs, rhs)) = compared {
+                        if let AVal::Int(l) = get(&regs, lhs) {
+                            let refined = absval::refine(pred, &l, &get(&regs, rhs).ints(), taken);
+                            if refined.is_empty() {
+                                continue;
+                            }
+                            set(&mut side, lhs, AVal::Int(refined));
+                        }
+                    }
+                    out.push((label, side));
+                }
+                return false;
+            }
+            Instr::Switch { value, cases, default } => {
+                let v = get(&regs, *value).ints();
+                for (case, label) in cases {
+                    if v.contains(*case) {
+                        out.push((*label, regs.clone()));
+                    }
+                }
+                let all_cased = v.values().is_some_and(|vs| vs.iter().all(|x| cases.iter().any(|(c, _)| c == x)));
+                if !all_cased {
+                    out.push((*default, regs));
+                }
+                return false;
+            }
+            Instr::Query { dst, what, ty } => {
+                let v = match what {
+                    Query::Rank => self.runner.rank as i64,
+                    Query::BlockId => (self.runner.slot as i64 - 1).max(0),
+                    Query::CommSize => self.machine.ranks as i64,
+                };
+                let bits = match ty {
+                    Scalar::Int(b) => *b,
+                    Scalar::Float(_) => 64,
+                };
+                set(&mut regs, *dst, AVal::Int(ISet::one(value::wrap(v, bits))));
+            }
+            Instr::CalBlocks { dst, .. } => set(&mut regs, *dst, AVal::Int(ISet::Any)),
+            Instr::View { dst, src, kind } => {
+                let v = absval::make_view(&get(&regs, *src), kind, |o| match o {
+                    Operand::Static(v) => ISet::one(*v),
+                    Operand::Reg(r) => get(&regs, *r).ints(),
+                });
+                set(&mut regs, *dst, v);
+            }
+            Instr::Alloc { dst, .. } => {
+                self.accesses.add(Space::Everything, true);
+                set(&mut regs, *dst, AVal::Any);
+            }
+            Instr::Dealloc { .. } => self.accesses.add(Space::Everything, true),
+            Instr::Call { callee, args, results, submit, width, .. } => {
+                let machine = self.machine;
+                let program = &machine.program;
+                let launches =
+                    self.runner.slot == 0 && (*submit || program.funcs[*callee as usize].kind == Kind::InCore);
+                let callee_f = &program.funcs[*callee as usize];
+                let args_of = |regs: &[AVal]| {
+                    let mut callee_regs = vec![AVal::Unset; callee_f.registers as usize];
+                    for (param, arg) in callee_f.params.iter().zip(args) {
+                        if let Some(slot) = callee_regs.get_mut(*param as usize) {
+                            *slot = get(regs, *arg);
+                        }
+                    }
+                    callee_regs
+                };
+                if depth >= CALL_DEPTH {
+                    // A deeper call is not followed.
+                    self.accesses.add(Space::Everything, true);
+                } else if launches {
+                    // A launch: each block of it runs the kernel to its end
+                    // (the host waits for them, then goes on).
+                    let width = width.unwrap_or(1).min(machine.per_rank as u64 - 1) as u16;
+                    for slot in 1..=width {
+                        let runner = Runner { thread: self.runner.thread + slot, rank: self.runner.rank, slot };
+                        let mut block = Walk {
+                            machine,
+                            runner,
+                            horizon: Horizon::End,
+                            blocked: &[],
+                            accesses: Accesses::new(),
+                            waits: Vec::new(),
+                        };
+                        block.function(*callee, 0, args_of(&regs), false, depth + 1);
+                        self.accesses.extend(&block.accesses);
+                    }
+                } else {
+                    if !self.function(*callee, 0, args_of(&regs), false, depth + 1) {
+                        return false;
+                    }
+                }
+                for r in results {
+                    set(&mut regs, *r, AVal::Any);
+                }
+            }
+            Instr::Return { .. } => return true,
+            Instr::Ccl { op, .. } => {
+                let accesses = access::of_instr(self.machine, instr, self.runner, &|r| get(&regs, r));
+                self.accesses.extend(&accesses);
+                if let CclOp::Wait { signal, expected, equal } = op {
+                    // One known cell: a wait the reducer may call blocked
+                    // (not the step a `NextRest` walk takes: it is the step
+                    // the thread is woken for).
+                    let cell = get(&regs, *signal).view().and_then(|v| {
+                        let buffers = v.buffers.0.as_ref().filter(|b| b.len() == 1)?;
+                        let index = u32::try_from(v.offset.single()?).ok()?;
+                        Some(Loc { rank: self.runner.rank, buffer: buffers[0], index })
+                    });
+                    if let (Some(cell), false) = (cell, taken && self.horizon == Horizon::NextRest) {
+                        let at = Blocked { func, pc, cell };
+                        if self.blocked.contains(&at) {
+                            return false;
+                        }
+                        let site = WaitSite { at, expected: get(&regs, *expected).ints(), equal: *equal };
+                        if !self.waits.contains(&site) {
+                            self.waits.push(site);
+                        }
+                    }
+                }
+                match op {
+                    CclOp::RemoteLoad { result, .. } | CclOp::TileLoad { result, .. } | CclOp::Read { result, .. } => {
+                        set(&mut regs, *result, AVal::Any)
+                    }
+                    // A host's collective is any access (it moves every
+                    // rank's data and joins every host).
+                    op if op.is_collective() => self.accesses.add(Space::Everything, true),
+                    _ => {}
+                }
+            }
+        }
+        out.push((pc + 1, regs));
+        false
+    }
+}
+
+/// Whether an i1 (or any integer) of these values may be true (nonzero).
+fn may_be_true(c: &ISet) -> bool {
+    match c.values() {
+        Some(values) => values.iter().any(|v| *v != 0),
+        None => true,
+    }
+}
