@@ -23,8 +23,8 @@ use super::absval::{AVal, BufSet};
 use super::iset::ISet;
 use crate::machine::{Line, Loc, Machine, ThreadId};
 use crate::program::{CclOp, Instr, Reg};
+use crate::shared::Shared;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
@@ -138,14 +138,14 @@ impl Accesses {
     /// modes that do not commute: one writes, or one adds and the other
     /// does not (`caches`, the state's, hold the dirty lines `DirtyOf`
     /// means).
-    pub fn conflicts(&self, other: &Accesses, caches: &[Arc<BTreeMap<Loc, Line>>]) -> bool {
+    pub fn conflicts(&self, other: &Accesses, caches: &[Shared<BTreeMap<Loc, Line>>]) -> bool {
         self.list
             .iter()
             .any(|a| other.list.iter().any(|b| a.mode.conflicts(b.mode) && overlap(&a.space, &b.space, caches)))
     }
 }
 
-fn overlap(a: &Space, b: &Space, caches: &[Arc<BTreeMap<Loc, Line>>]) -> bool {
+fn overlap(a: &Space, b: &Space, caches: &[Shared<BTreeMap<Loc, Line>>]) -> bool {
     match (a, b) {
         (Space::Everything, _) | (_, Space::Everything) => true,
         (Space::Mem { buffers: b1, ranks: r1, index: i1 }, Space::Mem { buffers: b2, ranks: r2, index: i2 }) => {
