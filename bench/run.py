@@ -15,6 +15,9 @@ writes bench/results.json and draws docs/benchmarks.png.
     python3 bench/run.py --quick    # a small smoke run
     python3 bench/run.py --instructions 100000   # also count instructions
         of the three on a 100k-op program (callgrind; minutes per run)
+    python3 bench/run.py --sizes 1000000 --repeats 9   # only the size table,
+        for the sizes given (the budget's 1M-op row alone, in about two
+        minutes); written to bench/results-sizes.json, no plot
     python3 bench/run.py --old-build DIR   # also time an older build's
         ccl-opt (DIR/ccl-opt, DIR/ccl-gen) on its own generator's program of
         the largest size: parse+verify+print, e.g. the IRDL-era build
@@ -231,6 +234,9 @@ def main():
     parser.add_argument("--old-build", metavar="DIR", help="an older build's release directory to compare against")
     parser.add_argument("--instructions", type=int, metavar="OPS",
                         help="also count instructions (valgrind's callgrind, one thread) on an OPS-op program")
+    parser.add_argument("--sizes", metavar="OPS[,OPS...]",
+                        type=lambda text: [int(ops) for ops in text.split(",")],
+                        help="only the size table, for these sizes (no depth, function or threading rows, no plot)")
     args = parser.parse_args()
     subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "ccl-opt", "--bin", "ccl-gen"], cwd=ROOT, check=True)
 
@@ -239,6 +245,8 @@ def main():
     function_counts = [1, 100, 10_000] if not args.quick else [1, 100]
     repeats = 2 if args.quick else args.repeats
     depth_ops = 20_000 if args.quick else 100_000
+    if args.sizes:
+        sizes, depths, function_counts = args.sizes, [], []
 
     results = {
         "machine": f"{platform.node()}: {os.cpu_count()} cores, {platform.processor() or platform.machine()}, "
@@ -266,10 +274,11 @@ def main():
             row = {"functions": functions, "ops": depth_ops, **compare(path, repeats)}
             results["functions"].append(row)
             print(f"functions {functions:>6}: ratio {row['ratio']:.2f}  memory {row['memory_ratio']:.2f}", flush=True)
-        path = os.path.join(tmp, "kernels.mlir")
-        generate(path, depth_ops * (1 if args.quick else 5), depth=3, functions=256)
-        results["threading"] = insert_threading(path, repeats)
-        print(f"insert pass threading speedup: {results['threading']['speedup']:.2f}x", flush=True)
+        if not args.sizes:
+            path = os.path.join(tmp, "kernels.mlir")
+            generate(path, depth_ops * (1 if args.quick else 5), depth=3, functions=256)
+            results["threading"] = insert_threading(path, repeats)
+            print(f"insert pass threading speedup: {results['threading']['speedup']:.2f}x", flush=True)
         if args.instructions:
             results["instructions"] = counted = instruction_ratios(args.instructions, tmp)
             print(f"instructions at {args.instructions} ops: ratio {counted['ratio']:.3f}, "
@@ -283,10 +292,11 @@ def main():
         results["scaling_last_step"] = big[-1]["ccl_opt_s"] / big[-2]["ccl_opt_s"]
     if len(results["depth"]) >= 2:
         results["depth_ratio"] = results["depth"][-1]["ccl_opt_s"] / results["depth"][0]["ccl_opt_s"]
-    out = os.path.join(ROOT, "bench", "results-quick.json" if args.quick else "results.json")
-    with open(out, "w") as f:
+    name = "results-sizes.json" if args.sizes else "results-quick.json" if args.quick else "results.json"
+    with open(os.path.join(ROOT, "bench", name), "w") as f:
         json.dump(results, f, indent=2)
-    plot(results, os.path.join(ROOT, "docs", "benchmarks-quick.png" if args.quick else "benchmarks.png"))
+    if not args.sizes:
+        plot(results, os.path.join(ROOT, "docs", "benchmarks-quick.png" if args.quick else "benchmarks.png"))
     print(json.dumps({k: v for k, v in results.items() if k not in ("size", "depth", "functions")}, indent=2))
 
 
