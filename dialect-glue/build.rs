@@ -89,7 +89,7 @@ fn compile(prefix: &Path, cpp: &Path, generated: &Path, out: &Path) -> PathBuf {
         .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
         .arg("-lMLIR")
         .arg("-lLLVM");
-    run(&mut link);
+    output(&mut link);
     library
 }
 
@@ -100,21 +100,16 @@ fn is_object_of(object: &Path, file: &str) -> bool {
 }
 
 fn llvm_config(prefix: &Path, flag: &str) -> String {
-    let output = Command::new(prefix.join("bin/llvm-config")).arg(flag).output();
-    match output {
-        Ok(output) if output.status.success() => String::from_utf8_lossy(&output.stdout).trim().to_string(),
-        _ => fail(&format!("`llvm-config {flag}` failed; run `bash scripts/install-deps.sh`")),
-    }
+    output(Command::new(prefix.join("bin/llvm-config")).arg(flag))
 }
 
-fn fail(message: &str) -> ! {
-    eprintln!("error: {message}");
+/// What `command` printed, or the build stops with what it said.
+fn output(command: &mut Command) -> String {
+    let error = match command.stdin(Stdio::null()).output() {
+        Ok(output) if output.status.success() => return String::from_utf8_lossy(&output.stdout).trim().to_string(),
+        Ok(output) => String::from_utf8_lossy(&output.stderr).into_owned(),
+        Err(error) => error.to_string(),
+    };
+    eprintln!("error: {command:?} failed (run `bash scripts/install-deps.sh`?): {error}");
     std::process::exit(1)
-}
-
-fn run(command: &mut Command) {
-    let status = command.stdin(Stdio::null()).status();
-    if !matches!(status, Ok(status) if status.success()) {
-        fail(&format!("{command:?} failed"));
-    }
 }
