@@ -1,6 +1,6 @@
-//! Puts the mlir-opt dialect plugin next to the tools. The dialect crate's
+//! Puts the mlir-opt dialect plugin next to the tools. The glue crate's
 //! build script links `libccl_dialect_plugin.so` into its own OUT_DIR and
-//! passes its path on (`DEP_CCLIR_DIALECT_PLUGIN`); this package ships the
+//! passes its path on (`DEP_CCLIR_MLIR_GLUE_PLUGIN`); this package ships the
 //! tools, so it places the plugin in the profile's target directory beside
 //! `ccl-opt`, where `mlir-opt --load-dialect-plugin=target/<profile>/
 //! libccl_dialect_plugin.so`, the lit suite and the docs load it from.
@@ -10,10 +10,10 @@ use std::{
 };
 
 fn main() {
-    let plugin = PathBuf::from(env::var("DEP_CCLIR_DIALECT_PLUGIN").expect("the dialect crate names its plugin"));
+    let plugin = PathBuf::from(env::var("DEP_CCLIR_MLIR_GLUE_PLUGIN").expect("the glue crate names its plugin"));
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-env-changed=DEP_CCLIR_DIALECT_PLUGIN");
+    println!("cargo:rerun-if-env-changed=DEP_CCLIR_MLIR_GLUE_PLUGIN");
     println!("cargo:rerun-if-changed={}", plugin.display());
     let name = plugin.file_name().expect("the plugin is a file");
     let beside_tools = profile_dir(&out).join(name);

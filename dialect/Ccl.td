@@ -343,7 +343,7 @@ def Ccl_CacheInvalidOp : Ccl_Op<"cacheinvalid"> {
   // Prints as `($target^ `:` type($target))? attr-dict` would, but the whole-GM
   // form may be followed by an op with results (`ccl.cacheinvalid` then
   // `%v = ccl.read ...`): a `%name` that starts the next op's result list is
-  // not taken for the target (cpp/CclDialect.cpp).
+  // not taken for the target (dialect-glue/cpp/CclDialect.cpp).
   let assemblyFormat = "`` custom<CacheInvalidTarget>($target, type($target)) attr-dict";
 }
 

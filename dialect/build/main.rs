@@ -8,14 +8,14 @@
 //!    must equal: `tests/dialect_doc.rs`), in OUT_DIR;
 //! 3. `llvm-tblgen --dump-json` gives the same records to [`views`], which
 //!    writes the Rust typed op views (`ccl_ops.rs`);
-//! 4. [`cpp`] compiles the C++ glue in `cpp/` into one static library,
-//!    linked into every binary that uses this crate beside the static MLIR
-//!    libraries mlir-sys links, and links the mlir-opt dialect plugin,
-//!    `libccl_dialect_plugin.so`, against the shared `libMLIR.so` that
-//!    upstream `mlir-opt` loads. The plugin stays in OUT_DIR; its path goes
-//!    to the packages that depend on this one as `DEP_CCLIR_DIALECT_PLUGIN`
-//!    (the root package puts it next to the tools).
-mod cpp;
+//! 4. the generated C++ stays in OUT_DIR, named to the packages that depend
+//!    on this one as `DEP_CCLIR_DIALECT_INCLUDE`: the glue crate
+//!    (`cclir-dialect-glue`) compiles it with the hand-written C++ into the
+//!    static library `cclir_mlir_glue` that `ffi::sys` links, and links the
+//!    mlir-opt plugin. That compile is the long part of a cold build, and
+//!    none of the Rust crates waits for it: they need only what this build
+//!    script makes.
+mod tblgen;
 mod views;
 
 use std::{
@@ -34,15 +34,13 @@ fn main() {
     println!("cargo:rerun-if-changed=build");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     println!("cargo:rerun-if-changed=Ccl.td");
-    println!("cargo:rerun-if-changed=cpp");
 
     check_installation(&prefix);
     let td = root.join("Ccl.td");
-    cpp::generate(&prefix, &td, &out);
+    tblgen::generate(&prefix, &td, &out);
     println!("cargo:rustc-env=CCLIR_DIALECT_DOC={}", out.join("CclDialect.md").display());
     views::generate(&prefix, &td, &out.join("ccl_ops.rs"));
-    let plugin = cpp::compile(&prefix, &root.join("cpp"), &out);
-    println!("cargo:plugin={}", plugin.display());
+    println!("cargo:include={}", out.display());
 }
 
 /// Stops the build with one line naming the package that provides a

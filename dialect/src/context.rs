@@ -1,6 +1,7 @@
 //! The contexts cclir makes: every upstream dialect (and extension) and
-//! ccl, compiled from `Ccl.td` by the build script and linked into every
-//! binary that uses this crate.
+//! ccl, generated from `Ccl.td` by the build script, compiled by the glue
+//! crate (`cclir-dialect-glue`) and linked into every binary that uses this
+//! crate.
 
 use crate::ffi::context::ccl_dialect_handle;
 use melior::{dialect::DialectRegistry, utility::register_all_dialects, Context};

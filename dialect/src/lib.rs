@@ -1,6 +1,7 @@
 //! The ccl dialect: its one definition in ODS (`Ccl.td`), which the build
-//! script compiles to C++ together with the glue that puts Rust passes and
-//! MLIR's tool mains around it, and to the mlir-opt plugin; the contexts
+//! script turns into C++ (compiled by the `cclir-dialect-glue` crate with
+//! the glue that puts Rust passes and MLIR's tool mains around it, and into
+//! the mlir-opt plugin) and into the Rust op views; the contexts
 //! that hold it ([`context`]); typed views of its ops ([`ods`]); the names
 //! and function kinds of its contract ([`names`], [`functions`]);
 //! diagnostics as values ([`diagnostics`]); the pass framework the Rust

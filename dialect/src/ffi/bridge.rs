@@ -1,5 +1,5 @@
-//! The Rust half of the one C++ pass class (`cpp/RustPass.cpp`): the
-//! descriptions MLIR's registry gets for each Rust pass and named pipeline,
+//! The Rust half of the one C++ pass class (`dialect-glue/cpp/RustPass.cpp`):
+//! the descriptions MLIR's registry gets for each Rust pass and named pipeline,
 //! and the callbacks every instance makes. Every callback catches panics: a
 //! panicking pass becomes an error diagnostic at the op it ran on, and a
 //! failed pass; nothing unwinds into C++.

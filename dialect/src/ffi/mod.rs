@@ -31,7 +31,8 @@
 //!   (`ccl-sim --max-memory`);
 //! - [`strings`]: strings across the boundary.
 //!
-//! The C++ glue (`cpp/`): [`sys`] declares it, item for item.
+//! The C++ glue (`dialect-glue/cpp/`, built by the `cclir-dialect-glue`
+//! crate): [`sys`] declares it, item for item.
 #![allow(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 

@@ -1,6 +1,16 @@
-//! The C interface of cclir's C++ glue (`cpp/CclGlue.h`), item for
-//! item, and the dialect's registration handle. Declarations only: the safe
-//! wrappers around them are the other modules of `crate::ffi`.
+//! The C interface of cclir's C++ glue (`dialect-glue/cpp/CclGlue.h`),
+//! item for item, and the dialect's registration handle. Declarations only:
+//! the safe wrappers around them are the other modules of `crate::ffi`.
+//!
+//! The glue is the static library `cclir_mlir_glue`, which the
+//! `cclir-dialect-glue` crate builds. This crate links it but does not
+//! bundle it into its rlib (`-bundle`), so it compiles without waiting for
+//! the C++: the library is looked up when a binary, test or the Python
+//! extension links, in the directory the glue crate gives every target
+//! that depends on it. rustc then puts it right after this crate and before
+//! the MLIR archives (mlir-sys comes later), the order a linker that reads
+//! archives once (GNU ld) needs. This crate's own unit tests do not link it:
+//! they call no C++, and the linker drops the code that would.
 
 use mlir_sys::{
     MlirContext, MlirDiagnostic, MlirDialectHandle, MlirLocation, MlirLogicalResult, MlirOpPassManager, MlirOperation,
@@ -114,6 +124,7 @@ pub struct CclOptHooks {
     pub write_sarif: unsafe extern "C" fn(path: MlirStringRef, exit_code: c_int, message: *mut *const c_char) -> c_int,
 }
 
+#[cfg_attr(not(test), link(name = "cclir_mlir_glue", kind = "static", modifiers = "-bundle"))]
 extern "C" {
     pub fn mlirGetDialectHandle__ccl__() -> MlirDialectHandle;
 
