@@ -219,6 +219,35 @@ fn reduced_and_plain_agree_on_the_lowered_protocol() {
     dynamic.print("the lowered protocol, dynamic (transitions)");
 }
 
+#[test]
+fn dynamic_and_plain_agree_on_the_lowered_protocol_with_a_marker_or_signal_deleted() {
+    // The protocol's bugs are a missing fence, invalidate, notify or wait:
+    // each deleted in turn (P = 2, B = 2; P = 3, B = 1 too when optimized),
+    // the dynamic search's verdict is the plain one's.
+    let session = Session::new();
+    let mut dynamic = Tally::default();
+    let sizes: &[(usize, usize)] = if cfg!(debug_assertions) { &[(2, 2)] } else { &[(2, 2), (3, 1)] };
+    for &(p, b) in sizes {
+        let mut program = session.parse(&all_to_all_v_program(p, b, 1, 2), "protocol.mlir").expect("parses");
+        session.run(&session.pipeline(LOWERED).expect("pipeline"), &mut program).expect("runs");
+        let lowered = program.to_text();
+        let lines: Vec<&str> = lowered.lines().collect();
+        let signals = ["ccl.fence", "ccl.cacheinvalid", "ccl.notify", "ccl.wait"];
+        for (victim, line) in lines.iter().enumerate().filter(|(_, l)| signals.iter().any(|s| l.contains(s))) {
+            let mutant: String =
+                lines.iter().enumerate().filter(|(j, _)| *j != victim).map(|(_, l)| format!("{l}\n")).collect();
+            let program = session.parse(&mutant, "mutant.mlir").expect("a mutant parses");
+            let plain = simulate(&program, p as u16, false, Engine::Dfs);
+            let dpor = simulate(&program, p as u16, false, Engine::Dpor);
+            let what = format!("P = {p}, B = {b}, '{}' (line {}) deleted", line.trim(), victim + 1);
+            assert!(!matches!(plain, Verdict::Bound), "{what}: the plain search did not finish");
+            dynamic.compare(&what, &plain, &dpor);
+        }
+    }
+    dynamic.print("the lowered protocol's mutants, dynamic (transitions)");
+    assert!(dynamic.racy >= 8, "only {} racy mutants: the deletions were not made", dynamic.racy);
+}
+
 /// One exhaustive `ccl-sim` run of a lit test: the pipeline `ccl-opt` runs
 /// first (if any) and ccl-sim's arguments.
 struct LitRun {

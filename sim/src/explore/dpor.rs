@@ -76,6 +76,7 @@ fn enabled(machine: &Machine, state: &State) -> Vec<(Proc, Action)> {
 fn only_adds_to(wait: &Footprint, later: &Footprint, cell: Loc) -> bool {
     !wait.everything()
         && !later.everything()
+        && !later.touches.iter().any(|(part, _)| *part == Part::Lowers(cell))
         && wait.touches.iter().all(|(part, touch)| {
             later
                 .touches
@@ -332,6 +333,20 @@ impl Search<'_> {
             .map(|(p, _)| *p)
     }
 
+    /// Whether a thread blocked in `state` at a `ge` wait on a cell only
+    /// added to could have passed it since it came to rest there.
+    fn wait_passed_over(&self, state: &State) -> bool {
+        (0..state.threads.len() as ThreadId).any(|t| {
+            self.machine.rising_wait(state, t).is_some() && {
+                let since =
+                    self.index.by_proc.get(&Proc::Thread(t)).and_then(|e| e.last()).map_or(0, |e| *e as usize + 1);
+                self.levels[since.min(self.levels.len())..]
+                    .iter()
+                    .any(|level| level.enabled.iter().any(|(p, _)| *p == Proc::Thread(t)))
+            }
+        })
+    }
+
     /// Whether `proc` is enabled after the events `members` (after e, not
     /// after it) are taken, in order, from the state before event `e`.
     fn enabled_without(&self, e: usize, members: &[usize], proc: Proc) -> bool {
@@ -450,6 +465,14 @@ impl Search<'_> {
     fn end_of_execution(&mut self, state: &State) -> Option<Stop> {
         self.executions += 1;
         if !self.machine.finished(state) {
+            if self.wait_passed_over(state) {
+                // Not a schedule of the machine with eager wake-ups: a `ge`
+                // wait that held was left for a step that lowered its cell.
+                // The wait passing at once is explored (it is taken first
+                // where it holds, `first_choice`).
+                self.blocked += 1;
+                return None;
+            }
             return Some(Stop::Found(Arc::new(Finding::Deadlock), self.schedule()));
         }
         self.cost.record(&self.machine.program, &state.cost);

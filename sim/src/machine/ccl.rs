@@ -161,6 +161,9 @@ impl Machine {
                 let loc = at(&signal, p, 0);
                 let old = self.cell(state, loc, site)?;
                 self.touch(Part::Elem(loc), if *add { Touch::Add } else { Touch::Write });
+                if *add && v < 0 {
+                    self.touch(Part::Lowers(loc), Touch::Add);
+                }
                 self.note(state, t, Some(site), || EventKind::Notify { cell: loc });
                 let bits = if *add { (old.bits as i64).wrapping_add(v) } else { v };
                 let bits = match signal.element {
