@@ -314,8 +314,14 @@ impl Search<'_> {
             if initials.is_empty() || initials.iter().any(|p| level.backtrack.contains(p)) {
                 continue;
             }
+            // An initial asleep here: the executions starting with it were
+            // explored from where it was taken, and v with it (it is an
+            // initial of v: v is equivalent to it first).
             let asleep = |p: &Proc| level.sleep.iter().any(|slept| slept.proc == *p);
-            let choice = initials.iter().find(|p| !asleep(p)).unwrap_or(&initials[0]);
+            if initials.iter().any(asleep) {
+                continue;
+            }
+            let choice = &initials[0];
             level.backtrack.push(*choice);
         }
         past
@@ -327,8 +333,10 @@ impl Search<'_> {
     /// first awake.
     fn first_choice(&self, state: &State, enabled: &[(Proc, Action)], sleep: &[Slept]) -> Option<Proc> {
         let awake = || enabled.iter().filter(|(p, _)| !sleep.iter().any(|slept| slept.proc == *p));
+        let taken = |p: &Proc| self.index.by_proc.get(p).map_or(0, Vec::len);
         awake()
             .find(|(_, action)| matches!(action, Action::Step(t) if self.machine.rising_wait(state, *t).is_some()))
+            .or_else(|| awake().filter(|(p, _)| matches!(p, Proc::Thread(_))).min_by_key(|(p, _)| taken(p)))
             .or_else(|| awake().next())
             .map(|(p, _)| *p)
     }
