@@ -245,7 +245,9 @@ fn dynamic_and_plain_agree_on_the_lowered_protocol_with_a_marker_or_signal_delet
         }
     }
     dynamic.print("the lowered protocol's mutants, dynamic (transitions)");
-    assert!(dynamic.racy >= 8, "only {} racy mutants: the deletions were not made", dynamic.racy);
+    // 6 racy at P = 2, B = 2; 3 more at P = 3, B = 1.
+    let racy = if cfg!(debug_assertions) { 6 } else { 9 };
+    assert!(dynamic.racy >= racy, "only {} racy mutants: the deletions were not made", dynamic.racy);
 }
 
 /// One exhaustive `ccl-sim` run of a lit test: the pipeline `ccl-opt` runs
