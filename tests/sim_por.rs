@@ -10,13 +10,15 @@
 //! build), and the lowered
 //! all_to_all_v protocol at P = 2 (B = 1, 2, and 4 when optimized; the old
 //! order at each, which races). The state counts, plain against reduced,
-//! are printed.
+//! are printed. The dynamic reduction (`--por dpor`) is held to the same on
+//! the same programs: its verdict is the plain one's, and it names a race
+//! wherever the plain search does (its count is of transitions).
 
 mod common;
 
 use cclir::generator::exchange::exchange_program;
 use cclir::generator::protocol::all_to_all_v_program;
-use cclir::sim::{self, report, Finding, Options, Outcome, Search, SearchConfig};
+use cclir::sim::{self, report, Engine, Finding, Options, Outcome, Search, SearchConfig};
 use cclir::Session;
 use std::path::Path;
 use std::process::Command;
@@ -109,13 +111,14 @@ impl Tally {
     }
 }
 
-/// Simulates `program` exhaustively, with the reduction on or off.
-fn simulate(program: &cclir::Program<'_>, ranks: u16, por: bool) -> Verdict {
+/// Simulates `program` exhaustively, with the persistent-set reduction on
+/// or off, or with the dynamic one.
+fn simulate(program: &cclir::Program<'_>, ranks: u16, por: bool, engine: Engine) -> Verdict {
     let options = Options {
         ranks,
         search: Search::Exhaustive,
         max_states: 3_000_000,
-        search_config: SearchConfig { por, ..Options::default().search_config },
+        search_config: SearchConfig { por, engine, ..Options::default().search_config },
         ..Options::default()
     };
     let (machine, outcome) = sim::simulate(program.operation_ref(), &options)
@@ -135,8 +138,13 @@ fn simulate(program: &cclir::Program<'_>, ranks: u16, por: bool) -> Verdict {
     }
 }
 
-fn both(program: &cclir::Program<'_>, ranks: u16) -> (Verdict, Verdict) {
-    (simulate(program, ranks, false), simulate(program, ranks, true))
+/// The plain, the persistent-set and the dynamic search's verdicts.
+fn all(program: &cclir::Program<'_>, ranks: u16) -> (Verdict, Verdict, Verdict) {
+    (
+        simulate(program, ranks, false, Engine::Dfs),
+        simulate(program, ranks, true, Engine::Dfs),
+        simulate(program, ranks, false, Engine::Dpor),
+    )
 }
 
 #[test]
@@ -146,60 +154,100 @@ fn reduced_and_plain_agree_on_generated_exchange_programs() {
     let cases = env_u64("CCLIR_SIM_CASES", if cfg!(debug_assertions) { 60 } else { 300 });
     let session = Session::with_config(cclir::SessionConfig { threading: false, ..Default::default() });
     let insert = session.pipeline(INSERT).expect("insert pipeline");
-    let mut tally = Tally::default();
+    let (mut tally, mut dynamic) = (Tally::default(), Tally::default());
     for seed in 0..cases {
         let exchange = exchange_program(seed);
         let ranks = exchange.ranks;
         let what = format!("ccl-gen --exchange {seed} (P = {ranks})");
         let mut program = session.parse(&exchange.text, "exchange.mlir").expect("the program parses");
         let printed = program.to_text();
-        let (plain, reduced) = both(&program, ranks);
+        let (plain, reduced, dpor) = all(&program, ranks);
         tally.compare(&format!("{what}, raw"), &plain, &reduced);
+        dynamic.compare(&format!("{what}, raw, dpor"), &plain, &dpor);
         session.run(&insert, &mut program).expect("insert runs");
         let inserted = program.to_text();
-        let (plain, reduced) = both(&program, ranks);
+        let (plain, reduced, dpor) = all(&program, ranks);
         tally.compare(&format!("{what}, inserted"), &plain, &reduced);
+        dynamic.compare(&format!("{what}, inserted, dpor"), &plain, &dpor);
         // Each inserted marker deleted: most of these race.
         let lines: Vec<&str> = inserted.lines().collect();
         for victim in common::inserted_lines(&printed, &inserted, &what) {
             let mutant: String =
                 lines.iter().enumerate().filter(|(j, _)| *j != victim).map(|(_, l)| format!("{l}\n")).collect();
             let program = session.parse(&mutant, "mutant.mlir").expect("a mutant parses");
-            let (plain, reduced) = both(&program, ranks);
+            let (plain, reduced, dpor) = all(&program, ranks);
             tally.compare(&format!("{what}, line {} deleted", victim + 1), &plain, &reduced);
+            dynamic.compare(&format!("{what}, line {} deleted, dpor", victim + 1), &plain, &dpor);
         }
         let _ = session.take_diagnostics();
     }
     tally.print("exchange programs");
+    dynamic.print("exchange programs, dynamic (transitions)");
     assert!(tally.racy * 3 >= tally.programs, "too few racy programs for the comparison to mean much");
+    assert_eq!(dynamic.programs, tally.programs, "the dynamic search was compared on every program");
 }
 
 #[test]
 fn reduced_and_plain_agree_on_the_lowered_protocol() {
     let session = Session::new();
-    let mut tally = Tally::default();
+    let (mut tally, mut dynamic) = (Tally::default(), Tally::default());
     // P = 2, B = 4 explores 131,508 states plain: only when optimized.
     let sizes: &[(usize, usize)] = if cfg!(debug_assertions) { &[(2, 1), (2, 2)] } else { &[(2, 1), (2, 2), (2, 4)] };
     for &(p, b) in sizes {
         for (order, pipeline) in [("snapshot", LOWERED), ("late snapshot", LATE)] {
             let mut program = session.parse(&all_to_all_v_program(p, b, 1, 2), "protocol.mlir").expect("parses");
             session.run(&session.pipeline(pipeline).expect("pipeline"), &mut program).expect("runs");
-            let (plain, reduced) = both(&program, p as u16);
+            let (plain, reduced, dpor) = all(&program, p as u16);
             let what = format!("P = {p}, B = {b}, {order} order");
             println!(
-                "{what}: plain {} ({} states), reduced {} ({} states)",
+                "{what}: plain {} ({} states), reduced {} ({} states), dynamic {} ({} transitions)",
                 plain.kind(),
                 plain.states(),
                 reduced.kind(),
-                reduced.states()
+                reduced.states(),
+                dpor.kind(),
+                dpor.states()
             );
             assert!(!matches!(plain, Verdict::Bound), "{what}: the plain search did not finish");
             let expected = if pipeline == LATE { "a race" } else { "no race" };
             assert_eq!(plain.kind(), expected, "{what}: {}", plain.report());
             tally.compare(&what, &plain, &reduced);
+            dynamic.compare(&format!("{what}, dpor"), &plain, &dpor);
         }
     }
     tally.print("the lowered protocol");
+    dynamic.print("the lowered protocol, dynamic (transitions)");
+}
+
+#[test]
+fn dynamic_and_plain_agree_on_the_lowered_protocol_with_a_marker_or_signal_deleted() {
+    // The protocol's bugs are a missing fence, invalidate, notify or wait:
+    // each deleted in turn (P = 2, B = 2; P = 3, B = 1 too when optimized),
+    // the dynamic search's verdict is the plain one's.
+    let session = Session::new();
+    let mut dynamic = Tally::default();
+    let sizes: &[(usize, usize)] = if cfg!(debug_assertions) { &[(2, 2)] } else { &[(2, 2), (3, 1)] };
+    for &(p, b) in sizes {
+        let mut program = session.parse(&all_to_all_v_program(p, b, 1, 2), "protocol.mlir").expect("parses");
+        session.run(&session.pipeline(LOWERED).expect("pipeline"), &mut program).expect("runs");
+        let lowered = program.to_text();
+        let lines: Vec<&str> = lowered.lines().collect();
+        let signals = ["ccl.fence", "ccl.cacheinvalid", "ccl.notify", "ccl.wait"];
+        for (victim, line) in lines.iter().enumerate().filter(|(_, l)| signals.iter().any(|s| l.contains(s))) {
+            let mutant: String =
+                lines.iter().enumerate().filter(|(j, _)| *j != victim).map(|(_, l)| format!("{l}\n")).collect();
+            let program = session.parse(&mutant, "mutant.mlir").expect("a mutant parses");
+            let plain = simulate(&program, p as u16, false, Engine::Dfs);
+            let dpor = simulate(&program, p as u16, false, Engine::Dpor);
+            let what = format!("P = {p}, B = {b}, '{}' (line {}) deleted", line.trim(), victim + 1);
+            assert!(!matches!(plain, Verdict::Bound), "{what}: the plain search did not finish");
+            dynamic.compare(&what, &plain, &dpor);
+        }
+    }
+    dynamic.print("the lowered protocol's mutants, dynamic (transitions)");
+    // 6 racy at P = 2, B = 2; 3 more at P = 3, B = 1.
+    let racy = if cfg!(debug_assertions) { 6 } else { 9 };
+    assert!(dynamic.racy >= racy, "only {} racy mutants: the deletions were not made", dynamic.racy);
 }
 
 /// One exhaustive `ccl-sim` run of a lit test: the pipeline `ccl-opt` runs
@@ -316,20 +364,25 @@ fn reduced_and_plain_agree_on_the_lit_sim_programs() {
         .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
         .collect();
     files.sort();
-    let mut tally = Tally::default();
+    let (mut tally, mut dynamic) = (Tally::default(), Tally::default());
     for file in &files {
         let text = std::fs::read_to_string(file).expect("a lit test");
         for run in lit_runs(&text, file) {
             let what = format!("{}:{}: ccl-sim {}", file.display(), run.line, run.args.join(" "));
             let (plain_code, plain_text) = run_lit(&run, "off");
             let (reduced_code, reduced_text) = run_lit(&run, "on");
+            let (dpor_code, dpor_text) = run_lit(&run, "dpor");
             let (plain, reduced) = (lit_verdict(plain_code, &plain_text), lit_verdict(reduced_code, &reduced_text));
+            let dpor = lit_verdict(dpor_code, &dpor_text);
             if !matches!(plain, Verdict::Bound) {
                 assert_eq!(plain_code, reduced_code, "{what}: exit codes differ\n{plain_text}\n{reduced_text}");
+                assert_eq!(plain_code, dpor_code, "{what} --por dpor: exit codes differ\n{plain_text}\n{dpor_text}");
             }
             tally.compare(&what, &plain, &reduced);
+            dynamic.compare(&format!("{what} --por dpor"), &plain, &dpor);
         }
     }
     tally.print("lit Sim programs");
+    dynamic.print("lit Sim programs, dynamic (transitions)");
     assert!(tally.programs >= 40, "only {} lit runs compared: the RUN lines were not read", tally.programs);
 }

@@ -131,6 +131,9 @@ pub fn run(program: Program, options: &Options) -> Result<(Machine, Outcome), In
     let outcome = match options.search {
         Search::Exhaustive => {
             let config = SearchConfig { max_states: options.max_states, ..options.search_config };
+            // The dynamic reduction schedules wake-ups as steps of their
+            // own; its schedules are replayed (reports, traces) the same way.
+            machine.eager_wakeups = config.engine != Engine::Dpor;
             explore::exhaustive(machine.clone(), &config)
         }
         Search::Random { runs, seed } => {

@@ -154,6 +154,12 @@ pub fn search_limit(machine: &Machine, bound: Bound, states: usize, generated: u
             memory::human(max),
             memory::human(held)
         ),
+        Bound::Time { seconds } => format!(
+            "--max-time {seconds} s reached ({generated} states generated) before the search finished: no conclusion"
+        ),
+        Bound::Depth(max) => format!(
+            "a schedule of more than --max-steps {max} steps (a cycle of states, or a program that does not end) after {generated} states generated: no conclusion"
+        ),
     };
     Diagnostic {
         severity: Severity::Error,
@@ -253,6 +259,16 @@ fn grouped(n: usize) -> String {
 /// state, how it searched, and (for fingerprints) the chance it missed a
 /// state.
 pub fn search(stats: &SearchStats) -> String {
+    if stats.engine == Engine::Dpor {
+        return format!(
+            "ccl-sim: search: {} executions ({} more cut by sleep sets), {} transitions, depth {}, dynamic partial-order reduction, 1 thread, {:.2} s",
+            grouped(stats.executions),
+            grouped(stats.sleep_blocked),
+            grouped(stats.generated),
+            grouped(stats.max_depth),
+            stats.seconds
+        );
+    }
     let mut out = format!("ccl-sim: search: {} states stored", grouped(stats.stored));
     match stats.store {
         Some(Store::Fingerprint { bits }) => {
@@ -268,6 +284,7 @@ pub fn search(stats: &SearchStats) -> String {
     match stats.engine {
         Engine::Dfs => out.push_str(", depth-first"),
         Engine::Stateright => out.push_str(", stateright's breadth-first search"),
+        Engine::Dpor => {}
     }
     let threads = if stats.threads == 1 { "1 thread".to_string() } else { format!("{} threads", stats.threads) };
     write!(out, ", {threads}, {:.2} s", stats.seconds).unwrap();

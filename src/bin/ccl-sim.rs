@@ -4,7 +4,7 @@
 //! ```text
 //! ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]
 //!         [--max-states N] [--max-steps N] [--max-memory SIZE] [--threads N] [--exact | --fingerprint BITS]
-//!         [--engine dfs|stateright] [--por on|off] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]
+//!         [--engine dfs|stateright] [--por on|off|dpor] [--max-time SECONDS] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]
 //! ```
 //! Exit 0: no race (the states or schedules explored and what they executed
 //! are printed); 3: a race or deadlock, with both accesses and the schedule;
@@ -38,7 +38,7 @@ use std::path::PathBuf;
     args_override_self = true,
     override_usage = "ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]\n\
 \x20              [--max-states N] [--max-steps N] [--max-memory SIZE] [--threads N] [--exact | --fingerprint BITS]\n\
-\x20              [--engine dfs|stateright] [--por on|off] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]",
+\x20              [--engine dfs|stateright] [--por on|off|dpor] [--max-time SECONDS] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]",
     help_template = "USAGE: {usage}\n\n{about}\n\n{all-args}"
 )]
 struct Cli {
@@ -103,10 +103,16 @@ struct Cli {
     #[arg(long, value_name = "NAME", allow_hyphen_values = true, value_parser = text(engine))]
     engine: Option<sim::Engine>,
 
-    /// Partial-order reduction of the dfs engine's search: on (default) or
-    /// off
-    #[arg(long, value_name = "on|off", allow_hyphen_values = true, value_parser = text(on_off))]
-    por: Option<bool>,
+    /// Partial-order reduction of the exhaustive search: on (default:
+    /// persistent sets, stored states), off, or dpor (dynamic: stateless,
+    /// source sets and sleep sets)
+    #[arg(long, value_name = "on|off|dpor", allow_hyphen_values = true, value_parser = text(por_mode))]
+    por: Option<PorMode>,
+
+    /// Seconds the exhaustive search may run before it stops with no
+    /// conclusion
+    #[arg(long = "max-time", value_name = "SECONDS", allow_hyphen_values = true, value_parser = text(seconds))]
+    max_time: Option<f64>,
 
     /// Print what the exhaustive search stored (bytes a state), its depth
     /// and time
@@ -175,11 +181,26 @@ fn engine(text: &str) -> Result<sim::Engine, String> {
     }
 }
 
-fn on_off(text: &str) -> Result<bool, String> {
+/// `--por`: the persistent-set reduction on or off, or the dynamic one.
+#[derive(Clone, Copy, Debug)]
+enum PorMode {
+    Persistent(bool),
+    Dynamic,
+}
+
+fn por_mode(text: &str) -> Result<PorMode, String> {
     match text {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err("expected on or off".to_string()),
+        "on" => Ok(PorMode::Persistent(true)),
+        "off" => Ok(PorMode::Persistent(false)),
+        "dpor" => Ok(PorMode::Dynamic),
+        _ => Err("expected on, off or dpor".to_string()),
+    }
+}
+
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(seconds),
+        _ => Err("expected a non-negative number of seconds".to_string()),
     }
 }
 
@@ -278,12 +299,18 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Request, 
         (Some(bits), false) => sim::Store::Fingerprint { bits },
         (None, false) => sim::Store::default(),
     };
-    if let Some(por) = cli.por {
-        options.search_config.por = por;
-    }
     if let Some(engine) = cli.engine {
         options.search_config.engine = engine;
     }
+    match cli.por {
+        Some(PorMode::Persistent(on)) => options.search_config.por = on,
+        Some(PorMode::Dynamic) if cli.engine.is_some_and(|engine| engine != sim::Engine::Dfs) => {
+            return Err("--por dpor is an engine of its own: it excludes --engine stateright".to_string())
+        }
+        Some(PorMode::Dynamic) => options.search_config.engine = sim::Engine::Dpor,
+        None => {}
+    }
+    options.search_config.max_seconds = cli.max_time;
     options.no_reduction = cli.no_reduction;
     options.trace = cli.trace;
     Ok(Request::Run(Box::new(Args {

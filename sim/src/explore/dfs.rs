@@ -304,6 +304,7 @@ pub fn search(machine: Machine, config: &SearchConfig) -> Outcome {
         threads,
         seconds: started.elapsed().as_secs_f64(),
         engine: Engine::Dfs,
+        ..SearchStats::default()
     });
     let states = search.visited.len();
     let stop = search.stop.into_inner().unwrap_or_else(|e| e.into_inner());

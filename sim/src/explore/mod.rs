@@ -13,6 +13,7 @@
 //! (`memory::in_use`). Reaching either ends the search with no conclusion.
 
 mod dfs;
+mod dpor;
 pub mod fingerprint;
 mod por;
 mod random;
@@ -69,12 +70,18 @@ impl Step {
 }
 
 /// The bound a search stopped at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Bound {
     /// `--max-states`.
     States(usize),
     /// `--max-memory`, with the bytes held when it was reached.
     Memory { max: u64, held: u64 },
+    /// `--max-time`.
+    Time { seconds: f64 },
+    /// An execution longer than `--max-steps` actions (`--por dpor`, which
+    /// keeps no visited states, so a cycle of states is a schedule that
+    /// does not end).
+    Depth(usize),
 }
 
 /// How visited states are stored.
@@ -104,6 +111,10 @@ pub enum Engine {
     /// stateright's breadth-first checker with its full visited set and
     /// frontier (kept to measure against).
     Stateright,
+    /// Dynamic partial-order reduction (`--por dpor`): stateless,
+    /// depth-first, one thread, source sets and sleep sets over what each
+    /// action touched (`dpor`).
+    Dpor,
 }
 
 /// How an exhaustive search runs.
@@ -118,11 +129,21 @@ pub struct SearchConfig {
     /// Partial-order reduction (`--por`, `dfs` only): each state follows a
     /// persistent set of its actions (`por`).
     pub por: bool,
+    /// Seconds the search may run before it stops with no conclusion
+    /// (`--max-time`).
+    pub max_seconds: Option<f64>,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { max_states: 2_000_000, threads: 1, store: Store::default(), engine: Engine::Dfs, por: true }
+        SearchConfig {
+            max_states: 2_000_000,
+            threads: 1,
+            store: Store::default(),
+            engine: Engine::Dfs,
+            por: true,
+            max_seconds: None,
+        }
     }
 }
 
@@ -137,6 +158,10 @@ pub struct SearchStats {
     pub max_depth: usize,
     /// States expanded along a persistent set smaller than their actions.
     pub reduced: usize,
+    /// Executions run to their end (`--por dpor`).
+    pub executions: usize,
+    /// Executions cut where every enabled action sleeps (`--por dpor`).
+    pub sleep_blocked: usize,
     /// Bytes of the visited set (its table, or the states it keeps).
     pub visited_bytes: u64,
     /// How the states were stored.
@@ -197,5 +222,6 @@ pub fn exhaustive(machine: Machine, config: &SearchConfig) -> Outcome {
     match config.engine {
         Engine::Dfs => dfs::search(machine, config),
         Engine::Stateright => stateright::search(machine, config.max_states),
+        Engine::Dpor => dpor::search(machine, config),
     }
 }

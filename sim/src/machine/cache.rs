@@ -2,6 +2,7 @@
 //! queue: cached and direct reads and writes, and the counted indexes of
 //! in-flight writes and dirty lines.
 
+use super::footprint::{Part, Touch};
 use super::*;
 
 impl Machine {
@@ -28,6 +29,7 @@ impl Machine {
     /// `t`'s newest write of `loc` still in its in-flight queue (a write-back
     /// its own invalidate started, or a put or remote store), if any.
     pub(super) fn own_pending(&self, state: &State, t: ThreadId, loc: Loc) -> Option<Cell> {
+        self.touch(Part::Meta(loc), Touch::Read);
         state.inflight[t as usize]
             .iter()
             .flat_map(|unit| &unit.writes)
@@ -77,6 +79,7 @@ impl Machine {
         if state.caches[t as usize].contains_key(&loc) {
             let line = Shared::make_mut(&mut state.caches[t as usize]).remove(&loc);
             if line.is_some_and(|line| line.dirty) {
+                self.touch(Part::Meta(loc), Touch::Add);
                 count_down(&mut state.dirty_index.0, loc);
             }
         }
@@ -97,6 +100,7 @@ impl Machine {
         let before = Shared::make_mut(&mut state.caches[t as usize])
             .insert(loc, Line { cell: Cell { bits, writer: Some(writer) }, dirty: true });
         if !before.is_some_and(|line| line.dirty) {
+            self.touch(Part::Meta(loc), Touch::Add);
             *state.dirty_index.0.entry(loc).or_insert(0) += 1;
         }
         Ok(())
@@ -132,7 +136,12 @@ impl Machine {
             unit: trace::unit_key(&unit),
             writes: unit.writes.len(),
         });
+        self.touch(Part::Queue(t), Touch::Add);
+        if self.footprint.is_some() {
+            self.touch(Part::Unit(trace::unit_key(&unit)), Touch::Write);
+        }
         for (loc, _) in &unit.writes {
+            self.touch(Part::Meta(*loc), Touch::Add);
             *state.inflight_index.0.entry(*loc).or_insert(0) += 1;
         }
         let queue = &mut state.inflight[t as usize];

@@ -3,6 +3,7 @@
 //! invalidation.
 
 use super::cache::count_down;
+use super::footprint::{Part, Touch};
 use super::races::{join_into, tick};
 use super::*;
 
@@ -159,6 +160,10 @@ impl Machine {
                 let (signal, p, v) = (signal_cell(*signal)?, peer(*p)?, int(*value)?);
                 let loc = at(&signal, p, 0);
                 let old = self.cell(state, loc, site)?;
+                self.touch(Part::Elem(loc), if *add { Touch::Add } else { Touch::Write });
+                if *add && v < 0 {
+                    self.touch(Part::Lowers(loc), Touch::Add);
+                }
                 self.note(state, t, Some(site), || EventKind::Notify { cell: loc });
                 let bits = if *add { (old.bits as i64).wrapping_add(v) } else { v };
                 let bits = match signal.element {
@@ -183,12 +188,17 @@ impl Machine {
             CclOp::Wait { signal, .. } => {
                 let signal = signal_cell(*signal)?;
                 let loc = at(&signal, rank, 0);
+                self.touch(Part::Elem(loc), Touch::Read);
                 self.note(state, t, Some(site), || EventKind::Wait { cell: loc });
                 if let Some(clock) = state.signal_clocks.get(&loc).cloned() {
                     join_into(&mut state.threads[t as usize].clock, &clock);
                 }
             }
-            CclOp::Fence => state.cost.of(counted).fences += 1,
+            CclOp::Fence => {
+                // It passes on an empty queue (`enabled`).
+                self.touch(Part::Queue(t), Touch::Read);
+                state.cost.of(counted).fences += 1
+            }
             CclOp::CacheInvalid { target } => {
                 let target = target.map(view).transpose()?;
                 if let Some(target) = target.as_ref().filter(|target| !target.is_nested()) {
@@ -230,6 +240,7 @@ impl Machine {
                     }
                 }
                 for (loc, _) in &writes {
+                    self.touch(Part::Meta(*loc), Touch::Add);
                     count_down(&mut state.dirty_index.0, *loc);
                 }
                 let cost = state.cost.of(counted);

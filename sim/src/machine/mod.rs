@@ -14,6 +14,7 @@
 mod cache;
 mod ccl;
 mod collective;
+pub mod footprint;
 mod races;
 mod schedule;
 mod start;
@@ -48,6 +49,16 @@ pub struct Machine {
     /// Where the ops run are recorded, on a replay of a reported schedule
     /// (`trace::replay`); `None` while searching.
     pub recorder: Option<Arc<Recorder>>,
+    /// Whether a step also runs the threads it made able to move without
+    /// being scheduled: a `ge` wait its notify satisfied, a read whose
+    /// location its landing made quiet, a fence whose queue it emptied, a
+    /// host whose launch's last block it finished (the default). Off
+    /// (`--por dpor`), those are steps of their own threads, so a step does
+    /// not take on the thread it happened to complete.
+    pub eager_wakeups: bool,
+    /// What each action touches, recorded for the dynamic partial-order
+    /// reduction; `None` otherwise.
+    pub footprint: Option<Arc<footprint::Recorder>>,
 }
 
 /// The bounds of one run (docs/ccl-sim.md, "Limits").
@@ -110,6 +121,16 @@ impl Machine {
             limits: Limits::default(),
             entry_args: Vec::new(),
             recorder: None,
+            eager_wakeups: true,
+            footprint: None,
+        }
+    }
+
+    /// Records that the action being taken touched `part` (`footprint`).
+    #[inline]
+    fn touch(&self, part: footprint::Part, touch: footprint::Touch) {
+        if let Some(footprint) = &self.footprint {
+            footprint.touch(part, touch);
         }
     }
 

@@ -1,6 +1,7 @@
 //! Vector clocks and the race checks: each access against the shadow
 //! state of its location (a stale read, two unordered accesses).
 
+use super::footprint::{Part, Touch};
 use super::*;
 
 impl Machine {
@@ -27,6 +28,7 @@ impl Machine {
         cell: Cell,
         site: SiteId,
     ) -> Result<(), Fail> {
+        self.touch(Part::Elem(loc), Touch::Read);
         let me = self.access(state, t, site, false);
         let clock = state.threads[t as usize].clock.clone();
         let shadow = shadow_of(state, loc);
@@ -47,6 +49,7 @@ impl Machine {
     /// Race checks and shadow update for a write of `loc` by `t`; returns the
     /// write's identity.
     pub(super) fn check_write(&self, state: &mut State, t: ThreadId, loc: Loc, site: SiteId) -> Result<WriteId, Fail> {
+        self.touch(Part::Elem(loc), Touch::Write);
         let writes = &mut state.threads[t as usize].writes;
         *writes = writes
             .checked_add(1)

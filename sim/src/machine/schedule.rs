@@ -4,6 +4,7 @@
 //! observable step (the local-step reduction).
 
 use super::cache::count_down;
+use super::footprint::{Part, Touch};
 use super::*;
 
 /// The most elements a read may touch and still be tried as a local step.
@@ -18,8 +19,9 @@ impl Machine {
         for (t, thread) in state.threads.iter().enumerate() {
             // A thread found resting is running: its status is not read.
             let known = matches!(state.rests.0.get(t), Some(Some(_)));
-            if (known || thread.status == Status::Running) && self.enabled(state, t as ThreadId) {
-                actions.push(Action::Step(t as ThreadId));
+            let t = t as ThreadId;
+            if (known || thread.status == Status::Running) && self.enabled(state, t) || self.joinable(state, t) {
+                actions.push(Action::Step(t));
             }
         }
         for (t, queue) in state.inflight.iter().enumerate() {
@@ -149,7 +151,7 @@ impl Machine {
     pub(super) fn rests_as_before(&self, state: &State, t: ThreadId) -> Option<bool> {
         match state.rests.0.get(t as usize)? {
             Some(Rest::Notify) => Some(true),
-            Some(Rest::Wait(wait)) if wait.equal || self.no_reduction => Some(true),
+            Some(Rest::Wait(wait)) if wait.equal || self.no_reduction || !self.eager_wakeups => Some(true),
             Some(Rest::Wait(wait)) => Some(state.set_cells.contains(&wait.loc) || !self.wait_holds(state, *wait)),
             None => None,
         }
@@ -164,12 +166,19 @@ impl Machine {
     fn may_move(&self, state: &State, t: ThreadId) -> bool {
         match state.rests.0.get(t as usize) {
             Some(Some(Rest::Notify)) => false,
-            Some(Some(Rest::Wait(wait))) if wait.equal || self.no_reduction => false,
+            Some(Some(Rest::Wait(wait))) if wait.equal || self.no_reduction || !self.eager_wakeups => false,
             Some(Some(Rest::Wait(wait))) => state.signalled.0.contains(&wait.loc),
             // A thread found resting is running (what it rests at is
             // forgotten when its status changes); this one is not known.
             _ => state.threads[t as usize].status == Status::Running,
         }
+    }
+
+    /// The cell of the `ge` wait `t` rests at, if it is a wait on a cell no
+    /// `set` notify has written (one whose clock only grows).
+    pub fn rising_wait(&self, state: &State, t: ThreadId) -> Option<Loc> {
+        let wait = self.wait_at(state, t)?;
+        (!wait.equal && !state.set_cells.contains(&wait.loc)).then_some(wait.loc)
     }
 
     pub(super) fn collective_ready(&self, state: &State) -> bool {
@@ -191,12 +200,27 @@ impl Machine {
     /// state saves the copy).
     pub fn apply(&self, next: &mut State, action: Action) {
         let result = match action {
-            Action::Step(t) => self.step(next, t).and_then(|mut ready| {
-                ready.push(t);
+            Action::Step(t) if self.joinable(next, t) => {
+                let ready = self.join_step(next, t);
                 self.settle(next, ready)
-            }),
+            }
+            Action::Step(t) => {
+                self.touch(Part::Thread(t), Touch::Write);
+                self.step(next, t).and_then(|mut ready| {
+                    ready.push(t);
+                    self.settle(next, ready)
+                })
+            }
             Action::Land(t, u) => {
                 let unit = next.inflight[t as usize].remove(u as usize);
+                self.touch(Part::Queue(t), Touch::Add);
+                if self.footprint.is_some() {
+                    self.touch(Part::Unit(trace::unit_key(&unit)), Touch::Write);
+                }
+                for (loc, _) in &unit.writes {
+                    self.touch(Part::Elem(*loc), Touch::Write);
+                    self.touch(Part::Meta(*loc), Touch::Add);
+                }
                 self.note(next, t, Some(unit.site), || EventKind::Land {
                     unit: trace::unit_key(&unit),
                     writes: unit.writes.len(),
@@ -218,6 +242,9 @@ impl Machine {
                 Ok(())
             }
             Action::Collective => {
+                for rank in 0..self.ranks {
+                    self.touch(Part::Thread(self.host_of(rank)), Touch::Write);
+                }
                 let site = self.site_at(next, 0);
                 let result = self.collective(next).and_then(|ready| self.settle(next, ready));
                 match site {
@@ -229,6 +256,9 @@ impl Machine {
         // Whatever became local (a wait now enabled, a fence whose writes
         // landed, a read whose location went quiet) runs now.
         let result = result.and_then(|()| {
+            if !self.eager_wakeups {
+                return Ok(());
+            }
             let running: Vec<ThreadId> =
                 (0..next.threads.len() as ThreadId).filter(|t| self.may_move(next, *t)).collect();
             self.settle(next, running)
@@ -325,6 +355,10 @@ impl Machine {
             | CclOp::TensorWrite { .. }
             | CclOp::RemoteStore { .. }
             | CclOp::CacheInvalid { .. } => false,
+            // Without eager wake-ups a fence is a step of its own, enabled on
+            // an empty queue: the step that reaches it does not look at the
+            // queue, so it commutes with the landings.
+            CclOp::Fence if !self.eager_wakeups => true,
             CclOp::Fence => !state.inflight[t as usize].is_empty(),
             CclOp::Put { src, .. } => {
                 let v = &frame.regs[*src as usize];
@@ -360,8 +394,13 @@ impl Machine {
             // enabled: the cell's clock only grows, so the earliest wait
             // acquires the least happens-before, and any race of a later
             // wait is a race of this one too.
+            // Without eager wake-ups a wait is a step of its own thread.
+            CclOp::Wait { equal: false, .. } if !self.eager_wakeups => true,
             CclOp::Wait { equal: false, .. } => match self.wait_at(state, t) {
-                Some(wait) => state.set_cells.contains(&wait.loc) || !self.wait_holds(state, wait),
+                Some(wait) => {
+                    self.touch(Part::Elem(wait.loc), Touch::Read);
+                    state.set_cells.contains(&wait.loc) || !self.wait_holds(state, wait)
+                }
                 // A bad operand: the step reports it, unless the view is
                 // not a memref or empty (then a scheduling point, as ever).
                 None => self.bad_wait_rests(state, t),
@@ -382,6 +421,8 @@ impl Machine {
     pub(super) fn read_is_local(&self, state: &State, t: ThreadId, loc: Loc) -> bool {
         // A cache hit, or a read of `t`'s own write still in flight: what it
         // returns does not depend on when any unit lands.
+        // (A miss asks `own_pending`, which records that the read depends
+        // on whether `loc` is quiet.)
         if state.caches[t as usize].contains_key(&loc) || self.own_pending(state, t, loc).is_some() {
             return true;
         }

@@ -1,6 +1,7 @@
 //! The interpreter: one instruction of a thread's frame (arithmetic,
 //! branches, calls and returns, views, launches), and a kernel's end.
 
+use super::footprint::{Part, Touch};
 use super::races::{join_into, join_with, tick};
 use super::views::make_view;
 use super::*;
@@ -111,6 +112,7 @@ impl Machine {
                 frame.regs[dst as usize] = Val::MemRef(Arc::new(view));
             }
             Instr::Alloc { dst, site, element, ref shape } => {
+                self.touch(Part::Everything, Touch::Write);
                 // A copy made under a thread that waits on it: look again.
                 Self::forget_rests(state);
                 let slot = self.slot_of(t);
@@ -138,6 +140,7 @@ impl Machine {
                 self.frame_mut(state, t).regs[dst as usize] = Val::MemRef(Arc::new(View::whole(id, element, shape)));
             }
             Instr::Dealloc { src } => {
+                self.touch(Part::Everything, Touch::Write);
                 let Val::MemRef(view) = reg(frame, src) else {
                     return Err(fail(None, "a dealloc of a value that is not a memref"));
                 };
@@ -214,6 +217,8 @@ impl Machine {
         let first = t + 1;
         for b in 0..width as u16 {
             let block = first + b;
+            self.touch(Part::Thread(block), Touch::Write);
+            self.touch(Part::Status(block), Touch::Write);
             let frame = self.frame(callee, args, Vec::new());
             let thread = &mut state.threads[block as usize];
             thread.frames = vec![frame];
@@ -230,22 +235,59 @@ impl Machine {
     }
 
     /// `t` returned from its outermost frame: a host is done; the last block
-    /// of a launch joins its host, which runs on.
+    /// of a launch joins its host, which runs on (with eager wake-ups; else
+    /// the host joins as a step of its own, `joinable`).
     pub(super) fn finish(&self, state: &mut State, t: ThreadId) -> Vec<ThreadId> {
         Self::forget_rests(state);
         self.note(state, t, None, || EventKind::Exit);
-        if self.slot_of(t) == 0 {
-            state.threads[t as usize].status = Status::Done;
-            return Vec::new();
-        }
+        self.touch(Part::Status(t), Touch::Write);
         state.threads[t as usize].status = Status::Done;
-        let host = self.host_of(self.rank_of(t));
-        let Status::Joining { first, count } = state.threads[host as usize].status else { return Vec::new() };
-        if (first..first + count).any(|b| state.threads[b as usize].status != Status::Done) {
+        if self.slot_of(t) == 0 || !self.eager_wakeups {
             return Vec::new();
         }
+        let host = self.host_of(self.rank_of(t));
+        match self.joining(state, host) {
+            Some((first, count)) => self.join(state, host, first, count),
+            None => Vec::new(),
+        }
+    }
+
+    /// The launch host `t` waits for, if every block of it has finished
+    /// (which block finished last decides nothing else: what the join reads
+    /// is every block's status).
+    fn joining(&self, state: &State, t: ThreadId) -> Option<(ThreadId, u16)> {
+        let Status::Joining { first, count } = state.threads[t as usize].status else { return None };
+        self.touch(Part::Thread(t), Touch::Read);
+        for b in first..first + count {
+            self.touch(Part::Status(b), Touch::Read);
+        }
+        (first..first + count).all(|b| state.threads[b as usize].status == Status::Done).then_some((first, count))
+    }
+
+    /// Whether host `t` can join its launch as a step of its own: without
+    /// eager wake-ups, once every block of the launch has finished.
+    pub(super) fn joinable(&self, state: &State, t: ThreadId) -> bool {
+        !self.eager_wakeups
+            && matches!(state.threads[t as usize].status, Status::Joining { first, count }
+                if (first..first + count).all(|b| state.threads[b as usize].status == Status::Done))
+    }
+
+    /// Host `t` joins the launch it waits for, whose blocks have finished.
+    pub(super) fn join_step(&self, state: &mut State, t: ThreadId) -> Vec<ThreadId> {
+        Self::forget_rests(state);
+        match self.joining(state, t) {
+            Some((first, count)) => self.join(state, t, first, count),
+            None => Vec::new(),
+        }
+    }
+
+    /// The host acquires every block's clock; the blocks go idle.
+    fn join(&self, state: &mut State, host: ThreadId, first: ThreadId, count: u16) -> Vec<ThreadId> {
+        self.touch(Part::Thread(host), Touch::Write);
         let mut clock = (*state.threads[host as usize].clock).clone();
         for b in first..first + count {
+            self.touch(Part::Thread(b), Touch::Write);
+            self.touch(Part::Status(b), Touch::Write);
             let block = &mut state.threads[b as usize];
             join_with(&mut clock, &block.clock);
             tick(&mut block.clock, b);
