@@ -10,9 +10,14 @@
 //! search reaches its race within a few thousand states). A debug build
 //! checks the snapshot order's largest exhaustive case with random
 //! schedules instead (scripts/test.sh runs this test in release too).
+//!
+//! The dynamic partial-order reduction (`--por dpor`) decides both orders
+//! exhaustively at the sizes the stateful searches do not finish, P = 3,
+//! B = 3 and P = 4, B = 4 (docs/ccl-sim.md, "Dynamic partial-order
+//! reduction").
 
 use cclir::generator::protocol::all_to_all_v_program;
-use cclir::sim::{self, machine::RaceKind, report, Finding, Options, Outcome, Search};
+use cclir::sim::{self, machine::RaceKind, report, Engine, Finding, Options, Outcome, Search};
 
 const LOWERED: &str = "builtin.module(ccl-pipeline{lower-collectives=true})";
 const LATE: &str =
@@ -25,12 +30,28 @@ fn simulate(p: usize, b: usize, pipeline: &str, search: Search) -> (sim::Machine
 }
 
 fn simulate_with(p: usize, b: usize, pipeline: &str, search: Search, por: bool) -> (sim::Machine, Outcome) {
+    simulate_configured(p, b, pipeline, search, |options| options.search_config.por = por)
+}
+
+/// Lowers the protocol program with `pipeline` and simulates it exhaustively
+/// with the dynamic partial-order reduction.
+fn simulate_dpor(p: usize, b: usize, pipeline: &str) -> (sim::Machine, Outcome) {
+    simulate_configured(p, b, pipeline, Search::Exhaustive, |options| options.search_config.engine = Engine::Dpor)
+}
+
+fn simulate_configured(
+    p: usize,
+    b: usize,
+    pipeline: &str,
+    search: Search,
+    configure: impl FnOnce(&mut Options),
+) -> (sim::Machine, Outcome) {
     let session = cclir::Session::new();
     let mut program = session.parse(&all_to_all_v_program(p, b, 1, 2), "protocol.mlir").expect("the program parses");
     let pipeline = session.pipeline(pipeline).expect("the pipeline builds");
     session.run(&pipeline, &mut program).expect("the pipeline runs");
     let mut options = Options { ranks: p as u16, search, max_states: 3_000_000, ..Options::default() };
-    options.search_config.por = por;
+    configure(&mut options);
     sim::simulate(program.operation_ref(), &options).expect("the lowered program compiles for the simulator")
 }
 
@@ -105,28 +126,48 @@ fn the_late_snapshot_races_with_the_next_calls_restaging() {
     // thousand states at every size (docs/ccl-sim.md).
     for (p, b) in [(2, 1), (2, 2), (2, 4), (3, 3), (4, 4), (4, 8)] {
         let (machine, outcome) = simulate(p, b, LATE, Search::Exhaustive);
-        let Outcome::Found { finding, last, .. } = outcome else {
-            panic!("P = {p}, B = {b}: the late snapshot did not race: {outcome:?}")
-        };
-        let Finding::Race(race) = &*finding else { panic!("P = {p}, B = {b}: not a race: {finding:?}") };
-        assert_eq!(race.kind, RaceKind::Unordered, "P = {p}, B = {b}");
-        let (read, write) = if race.first.write { (&race.second, &race.first) } else { (&race.first, &race.second) };
-        let site = |access: &sim::machine::Access| machine.program.site(access.site).clone();
-        let kernel = |access: &sim::machine::Access| {
-            access.kernel.map(|k| machine.program.funcs[k as usize].name.clone()).unwrap_or_default()
-        };
-        // The late read of a peer's send_counts, in the first call...
-        assert_eq!(site(read).op, "ccl.remote_load", "P = {p}, B = {b}");
-        assert_eq!(site(read).step.as_deref(), Some("snapshot"), "P = {p}, B = {b}");
-        assert!(kernel(read).starts_with("__ccl_all_to_all_v_"), "P = {p}, B = {b}: {}", kernel(read));
-        assert_eq!(read.launch, 1, "P = {p}, B = {b}");
-        // ...against the owner restaging them for the second.
-        assert_eq!(site(write).op, "ccl.tensor_write", "P = {p}, B = {b}");
-        assert_eq!(kernel(write), "stage", "P = {p}, B = {b}");
-        assert_eq!(write.launch, 2, "P = {p}, B = {b}");
-        let text = report::finding(&machine, &finding, &last);
-        assert!(text.contains("(step snapshot) in launch 1 of @__ccl_all_to_all_v_"), "{text}");
-        assert!(text.contains("'ccl.tensor_write' in launch 2 of @stage"), "{text}");
-        println!("P = {p}, B = {b}: {}", text.lines().next().unwrap_or_default());
+        assert_late_snapshot_race(p, b, &machine, outcome);
     }
+}
+
+#[test]
+fn the_dynamic_reduction_decides_both_orders_at_deployed_sizes() {
+    for (p, b) in [(3, 3), (4, 4)] {
+        let (machine, outcome) = simulate_dpor(p, b, LOWERED);
+        match outcome {
+            Outcome::Clean { states, .. } => println!("P = {p}, B = {b}: no race ({states} transitions, --por dpor)"),
+            Outcome::Found { finding, last, .. } => {
+                panic!("P = {p}, B = {b}: {}", report::finding(&machine, &finding, &last))
+            }
+            Outcome::Limit { states, .. } => panic!("P = {p}, B = {b}: --por dpor hit its bound at {states}"),
+        }
+        let (machine, outcome) = simulate_dpor(p, b, LATE);
+        assert_late_snapshot_race(p, b, &machine, outcome);
+    }
+}
+
+/// The old order's finding: the late read of a peer's send_counts in the
+/// first call, unordered with the owner restaging them for the second.
+fn assert_late_snapshot_race(p: usize, b: usize, machine: &sim::Machine, outcome: Outcome) {
+    let Outcome::Found { finding, last, .. } = outcome else {
+        panic!("P = {p}, B = {b}: the late snapshot did not race: {outcome:?}")
+    };
+    let Finding::Race(race) = &*finding else { panic!("P = {p}, B = {b}: not a race: {finding:?}") };
+    assert_eq!(race.kind, RaceKind::Unordered, "P = {p}, B = {b}");
+    let (read, write) = if race.first.write { (&race.second, &race.first) } else { (&race.first, &race.second) };
+    let site = |access: &sim::machine::Access| machine.program.site(access.site).clone();
+    let kernel = |access: &sim::machine::Access| {
+        access.kernel.map(|k| machine.program.funcs[k as usize].name.clone()).unwrap_or_default()
+    };
+    assert_eq!(site(read).op, "ccl.remote_load", "P = {p}, B = {b}");
+    assert_eq!(site(read).step.as_deref(), Some("snapshot"), "P = {p}, B = {b}");
+    assert!(kernel(read).starts_with("__ccl_all_to_all_v_"), "P = {p}, B = {b}: {}", kernel(read));
+    assert_eq!(read.launch, 1, "P = {p}, B = {b}");
+    assert_eq!(site(write).op, "ccl.tensor_write", "P = {p}, B = {b}");
+    assert_eq!(kernel(write), "stage", "P = {p}, B = {b}");
+    assert_eq!(write.launch, 2, "P = {p}, B = {b}");
+    let text = report::finding(machine, &finding, &last);
+    assert!(text.contains("(step snapshot) in launch 1 of @__ccl_all_to_all_v_"), "{text}");
+    assert!(text.contains("'ccl.tensor_write' in launch 2 of @stage"), "{text}");
+    println!("P = {p}, B = {b}: {}", text.lines().next().unwrap_or_default());
 }
