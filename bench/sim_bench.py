@@ -167,6 +167,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
     parser.add_argument("--engine", choices=["dfs", "stateright"], default="dfs",
                         help="ccl-sim's exhaustive search (default dfs)")
+    parser.add_argument("--por", choices=["on", "off", "dpor"], default="on",
+                        help="ccl-sim's partial-order reduction (--por; default on, ccl-sim's default)")
     parser.add_argument("--random", type=int, metavar="N",
                         help="time N random schedules a size instead (ccl-sim --random N)")
     parser.add_argument("--sizes", default="8,16;16,32", help="with --random: P,B pairs, ';' between (default 8,16;16,32)")
@@ -191,7 +193,7 @@ def main():
                 lowered_protocol(p, b, path)
                 for reduction in [True, False]:
                     result = simulate(path, p, reduction, args.max_states, args.timeout,
-                                      extra=("--engine", args.engine))
+                                      extra=("--engine", args.engine, "--por", args.por))
                     result.update(ranks=p, blocks=b, reduction=reduction)
                     rows.append(result)
                     states = "-" if result["states"] is None else f"{result['states']:,}"
@@ -200,7 +202,7 @@ def main():
                           f"{result['outcome']:<22} states {states:>11}  {result['seconds']:8.2f} s  "
                           f"{'-' if rate is None else f'{rate:,}':>9} states/s  "
                           f"{result.get('peak_mib', '-')} MiB", flush=True)
-    results = {"max_states": args.max_states, "timeout_s": args.timeout, "engine": args.engine,
+    results = {"max_states": args.max_states, "timeout_s": args.timeout, "engine": args.engine, "por": args.por,
                "cpus": os.cpu_count(), "runs": rows}
     with open(os.path.join(ROOT, "bench", "sim_results.json"), "w") as out:
         json.dump(results, out, indent=1)

@@ -116,6 +116,8 @@ def main():
                         help="Spin's lossless state compression (default collapse)")
     parser.add_argument("--hash-bits", type=int, help="pan -w (default: 20 where the space is known to be "
                         "small, P = 2 and P = 3 with B = 1; else 27)")
+    parser.add_argument("--por", choices=["on", "off", "dpor"], default="on",
+                        help="ccl-sim's partial-order reduction (--por; default on, ccl-sim's default)")
     parser.add_argument("--output", default=os.path.join(ROOT, "bench", "spin_results.json"))
     args = parser.parse_args()
     sizes = QUICK_SIZES if args.quick else TABLE_SIZES
@@ -138,7 +140,8 @@ def main():
                 order = "late" if late else "snapshot"
                 path = os.path.join(tmp, f"protocol-{p}-{b}-{order}.mlir")
                 lowered_protocol(p, b, path, pipeline)
-                row[f"ccl-sim {order}"] = simulate(path, p, True, 10**12, args.timeout, max_memory)
+                row[f"ccl-sim {order}"] = simulate(path, p, True, 10**12, args.timeout, max_memory,
+                                                  extra=("--por", args.por))
                 print(f"P={p} B={b} {order:<8} ccl-sim: {cell(row[f'ccl-sim {order}'])}", flush=True)
                 directory = os.path.join(tmp, f"spin-{p}-{b}-{order}")
                 os.mkdir(directory)
