@@ -30,6 +30,7 @@
 
 mod absval;
 mod access;
+mod debug;
 mod future;
 mod iset;
 
@@ -59,6 +60,7 @@ struct Memo {
 pub struct Reducer<'m> {
     machine: &'m Machine,
     reaches: Mutex<HashMap<u64, Vec<Memo>>>,
+    debug: Option<debug::Debug>,
 }
 
 /// The reaches of one state's threads, by thread, horizon and blocked
@@ -75,7 +77,17 @@ struct Known {
 impl<'m> Reducer<'m> {
     /// The reducer of `machine`, if the reduction applies to it.
     pub fn new(machine: &'m Machine) -> Option<Reducer<'m>> {
-        (machine.ranks <= MAX_RANKS).then(|| Reducer { machine, reaches: Mutex::new(HashMap::new()) })
+        (machine.ranks <= MAX_RANKS).then(|| Reducer {
+            machine,
+            reaches: Mutex::new(HashMap::new()),
+            debug: debug::Debug::from_env(),
+        })
+    }
+
+    fn note(&self, what: &str) {
+        if let Some(debug) = &self.debug {
+            debug.count(what);
+        }
     }
 
     fn memoized(&self, state: &State, t: ThreadId, horizon: Horizon, blocked: &[Blocked]) -> Arc<Reach> {
@@ -178,8 +190,9 @@ impl<'m> Reducer<'m> {
         let n = state.threads.len();
         let mut in_q = vec![false; n];
         in_q[seed as usize] = true;
-        let mut known = vec![Known::default(); n];
+        let mut known;
         loop {
+            known = vec![Known::default(); n];
             // Q's next steps, uncut: what they may write themselves.
             let mut q_next = Accesses::new();
             for q in (0..n).filter(|q| in_q[*q]) {
@@ -194,22 +207,23 @@ impl<'m> Reducer<'m> {
             // whose cell a cut future writes, until none is dropped (no
             // thread passes the first of the rest to be passed: nothing
             // written before it opens it).
-            let free_blocks: Vec<ThreadId> =
+            // A host whose launch keeps no running block in Q may run on
+            // (unless a block of it is cut before its end): its future,
+            // the blocks it launches included, is cut the same way.
+            let mut free_threads: Vec<ThreadId> =
                 (0..n as ThreadId).filter(|u| !in_q[*u as usize] && self.running_block(state, *u)).collect();
+            free_threads.extend(self.unpinned_hosts(state, &in_q));
             let mut blocked: Vec<Vec<Blocked>> =
-                free_blocks.iter().map(|u| self.unsatisfied(state, local, *u, Horizon::End)).collect();
+                free_threads.iter().map(|u| self.unsatisfied(state, local, *u, Horizon::End)).collect();
             let free = loop {
                 let mut all = Accesses::new();
-                for (u, waits) in free_blocks.iter().zip(&blocked) {
+                for (u, waits) in free_threads.iter().zip(&blocked) {
                     let future = self.cut(state, local, *u, Horizon::End, waits);
                     all.extend(&future.accesses);
                     known[*u as usize].future = Some(future);
                 }
                 for u in (0..n).filter(|u| !in_q[*u]) {
                     Self::units(state, u as ThreadId, &mut all);
-                }
-                for host in self.unpinned_hosts(state, &in_q) {
-                    all.extend(&self.cut(state, local, host, Horizon::End, &[]).accesses);
                 }
                 let mut dropped = false;
                 for waits in &mut blocked {
@@ -240,12 +254,19 @@ impl<'m> Reducer<'m> {
                 // (A thread of the rank in Q for its landings alone must not
                 // be relaunched, nor the host in Q act, while Q is left
                 // alone: then the host is kept joining too.)
-                let host_future = self.cut(state, local, host, Horizon::End, &[]);
-                let rank_in_q = (host..host + machine.per_rank).any(|t| in_q[t as usize]);
-                if held || (!rank_in_q && !Self::everything(&host_future.accesses)) {
+                if held {
                     continue;
                 }
-                let pick = self.pin(state, local, launch, seed)?;
+                let rank_in_q = (host..host + machine.per_rank).any(|t| in_q[t as usize]);
+                let everything = known[host as usize].future.as_ref().is_none_or(|f| Self::everything(&f.accesses));
+                if !rank_in_q && !everything {
+                    continue;
+                }
+                self.note(if rank_in_q { "grow: pin (rank in Q)" } else { "grow: pin (host future everything)" });
+                let Some(pick) = self.pin(state, local, launch, seed) else {
+                    self.note("fail: nothing to pin");
+                    return None;
+                };
                 in_q[pick as usize] = true;
                 grew = true;
             }
@@ -262,6 +283,7 @@ impl<'m> Reducer<'m> {
                     Self::keep_unwritten(state, &mut waits, &writers);
                     let next = self.cut(state, local, q as ThreadId, Horizon::NextRest, &waits);
                     if Self::everything(&next.accesses) {
+                        self.note("fail: next step everything");
                         return None;
                     }
                     side.extend(&next.accesses);
@@ -277,7 +299,10 @@ impl<'m> Reducer<'m> {
             // of its launch, and the host stays joining.
             for q in (0..n).filter(|q| nexts[*q].as_ref().is_some_and(|next| next.finishes)) {
                 let host = machine.rank_of(q as ThreadId) * machine.per_rank;
-                let Status::Joining { first, count } = state.threads[host as usize].status else { return None };
+                let Status::Joining { first, count } = state.threads[host as usize].status else {
+                    self.note("fail: finishing block's host not joining");
+                    return None;
+                };
                 let held = (first..first + count).any(|b| {
                     let b = b as usize;
                     b != q
@@ -290,12 +315,58 @@ impl<'m> Reducer<'m> {
                 });
                 if !held {
                     // The last of its launch to finish: its host runs on
-                    // in the same step.
-                    let host_future = self.cut(state, local, host, Horizon::End, &[]);
+                    // in the same step, to its next rest.
+                    let host_future = self.cut(state, local, host, Horizon::NextRest, &[]);
                     if Self::everything(&host_future.accesses) {
+                        self.note("fail: last block's host future everything");
                         return None;
                     }
+                    self.note("finish: last block's host future joins");
                     side.extend(&host_future.accesses);
+                }
+            }
+            // A thread outside Q stopped at a cut wait whose cell Q's next
+            // actions write is woken in that action and runs on to its
+            // next rest: that run is part of the action. (A run that may
+            // finish its block could wake its host: that thread joins Q
+            // instead.)
+            let mut woken: Vec<(usize, usize)> = Vec::new();
+            let mut pin_for_wake: Vec<ThreadId> = Vec::new();
+            loop {
+                let mut added = false;
+                for u in 0..n {
+                    if in_q[u] {
+                        continue;
+                    }
+                    let Some(future) = known[u].future.clone() else { continue };
+                    for (k, wake) in future.wakes.iter().enumerate() {
+                        if woken.contains(&(u, k)) {
+                            continue;
+                        }
+                        let mut probe = Accesses::new();
+                        probe.loc(wake.at.cell, false);
+                        if !side.conflicts(&probe, &state.caches) {
+                            continue;
+                        }
+                        if wake.finishes || Self::everything(&wake.accesses) {
+                            // (For a block a host of the rank launches, the
+                            // host is kept joining instead, below.)
+                            self.note("grow: woken thread may finish");
+                            if self.running_block(state, u as ThreadId) {
+                                in_q[u] = true;
+                                grew = true;
+                            } else {
+                                pin_for_wake.push(u as ThreadId);
+                            }
+                            break;
+                        }
+                        side.extend(&wake.accesses);
+                        woken.push((u, k));
+                        added = true;
+                    }
+                }
+                if !added {
+                    break;
                 }
             }
             for u in 0..n {
@@ -308,6 +379,9 @@ impl<'m> Reducer<'m> {
                 }
                 Self::units(state, u as ThreadId, &mut future);
                 if side.conflicts(&future, &state.caches) {
+                    if let Some(debug) = &self.debug {
+                        debug.conflict("grow: conflict", &side, &future, &state.caches);
+                    }
                     in_q[u] = true;
                     grew = true;
                 }
@@ -318,10 +392,16 @@ impl<'m> Reducer<'m> {
                 let held = launch
                     .clone()
                     .any(|b| Self::running(state, b) && known[b as usize].future.as_ref().is_some_and(|f| !f.finishes));
-                if held || !side.conflicts(&self.cut(state, local, host, Horizon::End, &[]).accesses, &state.caches) {
+                let conflicts =
+                    known[host as usize].future.as_ref().is_none_or(|f| side.conflicts(&f.accesses, &state.caches));
+                if held || !(conflicts || pin_for_wake.contains(&host)) {
                     continue;
                 }
-                let pick = self.pin(state, local, launch, seed)?;
+                self.note("grow: pin (host future conflicts)");
+                let Some(pick) = self.pin(state, local, launch, seed) else {
+                    self.note("fail: nothing to pin");
+                    return None;
+                };
                 in_q[pick as usize] = true;
                 grew = true;
             }
@@ -372,6 +452,20 @@ impl<'m> Reducer<'m> {
     /// machine's order), smaller than it, if one is found: the smallest of
     /// the closed sets grown from each thread with an enabled action.
     pub fn persistent(&self, state: &State, enabled: &[Action]) -> Option<Vec<Action>> {
+        let best = self.choose(state, enabled);
+        if let Some(debug) = &self.debug {
+            if best.as_ref().is_none_or(|b| b.len() > 1) && enabled.len() > 1 {
+                debug.dump(self.machine, state, enabled, best.as_deref());
+            }
+            match &best {
+                Some(set) => debug.count(format!("state: enabled {:2}, chosen {:2}", enabled.len(), set.len())),
+                None => debug.count(format!("state: enabled {:2}, all", enabled.len())),
+            }
+        }
+        best
+    }
+
+    fn choose(&self, state: &State, enabled: &[Action]) -> Option<Vec<Action>> {
         if enabled.len() < 2 || state.finding.is_some() {
             return None;
         }
@@ -379,6 +473,7 @@ impl<'m> Reducer<'m> {
         // A running host may launch anything next: no thread is safe from it.
         let hosts_running = (0..machine.ranks).any(|r| Self::running(state, r * machine.per_rank));
         if hosts_running || enabled.iter().any(|a| matches!(a, Action::Collective)) {
+            self.note("state: a host running");
             return None;
         }
         let owner = |a: &Action| match a {
@@ -394,6 +489,7 @@ impl<'m> Reducer<'m> {
             let Some(in_q) = self.closure(state, &mut local, seed) else { continue };
             let chosen: Vec<Action> = enabled.iter().copied().filter(|a| in_q[owner(a) as usize]).collect();
             if chosen.is_empty() || chosen.len() == enabled.len() {
+                self.note("seed: closed over every enabled thread");
                 continue;
             }
             if best.as_ref().is_none_or(|b| chosen.len() < b.len()) {
