@@ -55,10 +55,10 @@ fn exhaustive_states(p: usize, b: usize, por: bool) -> Option<usize> {
         (2, 2, false) => Some(1_812),
         (2, 4, false) => Some(131_508),
         (3, 1, false) => Some(24_166),
-        (2, 1, true) => Some(59),
-        (2, 2, true) => Some(231),
-        (2, 4, true) => Some(610),
-        (3, 1, true) => Some(3_809),
+        (2, 1, true) => Some(56),
+        (2, 2, true) => Some(263),
+        (2, 4, true) => Some(564),
+        (3, 1, true) => Some(3_370),
         _ => None,
     }
 }

@@ -16,7 +16,32 @@ pub struct Debug {
     dumps: Mutex<u64>,
 }
 
+thread_local! {
+    /// What the closures of the state being dumped did, line by line.
+    static TRACE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Adds a line to the trace, if one is being taken.
+pub fn trace(line: impl FnOnce() -> String) {
+    TRACE.with(|t| {
+        if let Some(out) = t.borrow_mut().as_mut() {
+            out.push_str("    ");
+            out.push_str(&line());
+            out.push('\n');
+        }
+    });
+}
+
+/// Starts (`true`) or ends a trace, returning what it holds.
+pub fn tracing(on: bool) -> String {
+    TRACE.with(|t| std::mem::replace(&mut *t.borrow_mut(), on.then(String::new)).unwrap_or_default())
+}
+
 impl Debug {
+    pub fn dumping(&self) -> bool {
+        *self.dumps.lock().unwrap_or_else(|e| e.into_inner()) > 0
+    }
+
     /// The counters, if `CCLIR_POR_DEBUG` is set.
     pub fn from_env() -> Option<Debug> {
         let n = std::env::var("CCLIR_POR_DEBUG").ok()?;
@@ -25,7 +50,7 @@ impl Debug {
 
     /// Prints `state`'s threads, its actions and the chosen ones, while
     /// dumps are left.
-    pub fn dump(&self, machine: &Machine, state: &State, enabled: &[Action], chosen: Option<&[Action]>) {
+    pub fn dump(&self, machine: &Machine, state: &State, enabled: &[Action], chosen: Option<&[Action]>, why: &str) {
         {
             let mut left = self.dumps.lock().unwrap_or_else(|e| e.into_inner());
             if *left == 0 {
@@ -52,6 +77,7 @@ impl Debug {
             let mark = if chosen.is_none_or(|c| c.contains(a)) { "*" } else { " " };
             out += &format!("  {mark} {}\n", crate::report::step(machine, state, *a));
         }
+        out += why;
         eprint!("{out}");
     }
 
@@ -98,4 +124,19 @@ impl Drop for Debug {
             eprintln!("por-debug: {what}: {n}");
         }
     }
+}
+
+/// The first pair of `a` and `b` that conflicts, named.
+pub fn first_conflict(a: &Accesses, b: &Accesses, caches: &[Shared<BTreeMap<Loc, Line>>]) -> String {
+    for x in a.iter() {
+        for y in b.iter() {
+            let (mut one, mut other) = (Accesses::new(), Accesses::new());
+            one.add_as(x.space.clone(), x.mode);
+            other.add_as(y.space.clone(), y.mode);
+            if one.conflicts(&other, caches) {
+                return format!("{x:?} vs {y:?}");
+            }
+        }
+    }
+    "?".into()
 }

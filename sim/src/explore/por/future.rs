@@ -51,16 +51,38 @@ pub struct Reach {
     pub wakes: Vec<Wake>,
 }
 
-/// What a thread stopped at a cut wait runs in the step of whoever writes
-/// the wait's cell (a `ge` wait passes as soon as it holds, and the thread
-/// runs on to its next rest in that step): the wait and every instruction
-/// after it up to one it must rest at.
+/// What a thread stopped at a cut wait runs in the step that opens it (a
+/// `ge` wait passes as soon as it holds, a fence as soon as its queue is
+/// empty, and the thread runs on to its next rest in that step): the wait
+/// or fence and every instruction after it up to one it must rest at.
 #[derive(Clone, Debug)]
 pub struct Wake {
-    pub at: Blocked,
+    pub trigger: Trigger,
     pub accesses: Accesses,
     /// Whether the thread may return from its outermost function in it.
     pub finishes: bool,
+}
+
+/// What opens a cut wait: a write to its cell, or the landing of the
+/// thread's last write in flight (a fence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    Cell(Blocked),
+    Drain { thread: ThreadId, func: FuncId, pc: usize },
+}
+
+/// Where a walk stops: at the waits of `waits`, and at every fence of the
+/// threads of `drained` (a write of theirs in flight does not land).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Cut {
+    /// Sorted.
+    pub waits: Vec<Blocked>,
+    /// Sorted.
+    pub drained: Vec<ThreadId>,
+}
+
+impl Cut {
+    pub const NONE: &'static Cut = &Cut { waits: Vec::new(), drained: Vec::new() };
 }
 
 /// A wait a walk reached: where, on which cell (when it is one known
@@ -84,14 +106,14 @@ pub struct Blocked {
 }
 
 /// The reach of thread `t`, resting in `frames` (outermost first), going no
-/// further than the waits of `blocked`.
-pub fn reach(machine: &Machine, t: ThreadId, frames: &[Frame], horizon: Horizon, blocked: &[Blocked]) -> Reach {
+/// further than `cut`.
+pub fn reach(machine: &Machine, t: ThreadId, frames: &[Frame], horizon: Horizon, cut: &Cut) -> Reach {
     let runner = Runner { thread: t, rank: machine.rank_of(t), slot: machine.slot_of(t) };
     let mut walk = Walk {
         machine,
         runner,
         horizon,
-        blocked,
+        cut,
         accesses: Accesses::new(),
         waits: Vec::new(),
         wakes: Vec::new(),
@@ -124,7 +146,7 @@ struct Walk<'m> {
     machine: &'m Machine,
     runner: Runner,
     horizon: Horizon,
-    blocked: &'m [Blocked],
+    cut: &'m Cut,
     accesses: Accesses,
     waits: Vec<WaitSite>,
     wakes: Vec<Wake>,
@@ -134,32 +156,32 @@ struct Walk<'m> {
 }
 
 impl Walk<'_> {
-    /// What the thread runs when woken at the cut wait `at` (the wait at
+    /// What the thread runs when woken at a cut wait or fence (the op at
     /// `pc` of `func`, reached with `regs` at call depth `depth`): a walk
-    /// to its next rest from there, taking the wait. Where it may return
+    /// to its next rest from there, taking the op. Where it may return
     /// into a caller the walk does not see, any access.
-    fn wake(&mut self, at: Blocked, regs: Vec<AVal>, depth: usize) {
+    fn wake(&mut self, trigger: Trigger, func: FuncId, pc: usize, regs: Vec<AVal>, depth: usize) {
         let mut walk = Walk {
             machine: self.machine,
             runner: self.runner,
             horizon: Horizon::NextRest,
-            blocked: &[],
+            cut: Cut::NONE,
             accesses: Accesses::new(),
             waits: Vec::new(),
             wakes: Vec::new(),
             base: self.base,
         };
-        let returns = walk.function(at.func, at.pc, regs, true, depth);
+        let returns = walk.function(func, pc, regs, true, depth);
         let finishes = returns && self.base == Some(depth);
         if returns && !finishes {
             walk.accesses.add(Space::Everything, true);
         }
-        match self.wakes.iter_mut().find(|w| w.at == at) {
+        match self.wakes.iter_mut().find(|w| w.trigger == trigger) {
             Some(known) => {
                 known.accesses.extend(&walk.accesses);
                 known.finishes |= finishes;
             }
-            None => self.wakes.push(Wake { at, accesses: walk.accesses, finishes }),
+            None => self.wakes.push(Wake { trigger, accesses: walk.accesses, finishes }),
         }
     }
 
@@ -401,7 +423,7 @@ impl Walk<'_> {
                             machine,
                             runner,
                             horizon: self.horizon,
-                            blocked: self.blocked,
+                            cut: self.cut,
                             accesses: Accesses::new(),
                             waits: Vec::new(),
                             wakes: Vec::new(),
@@ -430,6 +452,15 @@ impl Walk<'_> {
             }
             Instr::Return { .. } => return true,
             Instr::Ccl { op, .. } => {
+                // A fence of a thread with a write in flight that does not
+                // land passes no further.
+                let thread = self.runner.thread;
+                if matches!(op, CclOp::Fence) && self.cut.drained.contains(&thread) {
+                    if self.horizon == Horizon::End {
+                        self.wake(Trigger::Drain { thread, func, pc }, func, pc, regs, depth);
+                    }
+                    return false;
+                }
                 if let CclOp::Wait { signal, expected, equal } = op {
                     // One known cell: a wait the reducer may call blocked
                     // (not the step a `NextRest` walk takes: it is the step
@@ -441,9 +472,9 @@ impl Walk<'_> {
                     });
                     if let (Some(cell), false) = (cell, taken && self.horizon == Horizon::NextRest) {
                         let at = Blocked { func, pc, cell };
-                        if self.blocked.contains(&at) {
+                        if self.cut.waits.contains(&at) {
                             if self.horizon == Horizon::End {
-                                self.wake(at, regs, depth);
+                                self.wake(Trigger::Cell(at), func, pc, regs, depth);
                             }
                             return false;
                         }
