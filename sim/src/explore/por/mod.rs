@@ -1,25 +1,27 @@
 //! Partial-order reduction: in a state, the search follows a persistent set
 //! of the enabled actions instead of all of them, the actions of a set Q of
-//! threads (their steps and the landings of their in-flight units) that no
-//! action of the other threads, in any schedule that leaves Q alone, can
+//! agents (running blocks with their units in flight, and single units)
+//! that no action outside Q, in any schedule that leaves Q alone, can
 //! touch. docs/ccl-sim.md ("Partial-order reduction") gives the argument;
 //! in short:
 //!
 //! - `future` over-approximates, by an abstract interpretation of a
 //!   thread's code from its concrete frames, what it may touch: within its
 //!   next step (`Horizon::NextRest`: the step it rests at and the local
-//!   steps it runs eagerly after it) and to its end (`Horizon::End`).
-//!   `access` says which parts of the state an access touches (elements of
-//!   memory with their shadow, in-flight index, dirty-line index and, for a
-//!   signal cell, its clock; the dirty lines a thread's invalidate writes
-//!   back) and when two conflict.
-//! - Q is closed: every running block outside Q whose whole future (and
-//!   in-flight units) conflicts with what Q's next steps (and units) touch
-//!   joins Q; every rank's host waits for a launch with a running block in
-//!   Q (so no host runs on while Q is left alone), and no host is running;
-//!   Q's next steps cannot finish a launch.
-//! - Then every action outside Q touches nothing Q's next actions touch
-//!   (in either direction), so it commutes with them, neither enables nor
+//!   steps it runs eagerly after it) and to its end (`Horizon::End`), going
+//!   no further than a [`Cut`] (waits that cannot pass, fences whose unit
+//!   does not land), with what it runs when woken there. `access` says
+//!   which parts of the state an access touches (elements of memory with
+//!   their shadow, in-flight index, dirty-line index and, for a signal
+//!   cell, its clock; the dirty lines a thread's invalidate writes back)
+//!   and when two conflict.
+//! - Q is closed: no running block outside Q has a cut future, no unit
+//!   outside Q a landing, and no host that may run on a future, that
+//!   conflicts with what Q's actions touch (its next steps and landings,
+//!   and what they run on: the host of a last block, a thread they wake);
+//!   no host is running.
+//! - Then every action outside Q touches nothing Q's actions touch (in
+//!   either direction), so it commutes with them, neither enables nor
 //!   disables them, and makes the same finding before or after them: a
 //!   finding reachable in the whole graph is reachable in the reduced one.
 //! - The cycle proviso: a state is reduced only if every action of the
@@ -253,7 +255,9 @@ impl<'m> Reducer<'m> {
     }
 
     /// The closed set Q grown from `seed`; `None` where no such set avoids
-    /// a finishing step whose host the reduction cannot follow.
+    /// a finishing step whose host the reduction cannot follow. (Its loops
+    /// run over thread ids, which index several per-thread tables.)
+    #[allow(clippy::needless_range_loop)]
     fn closure(&self, state: &State, local: &mut Local, seed: Agent) -> Option<Set> {
         let machine = self.machine;
         let n = state.threads.len();
