@@ -76,10 +76,10 @@ fn exhaustive_states(p: usize, b: usize, por: bool) -> Option<usize> {
         (2, 2, false) => Some(1_812),
         (2, 4, false) => Some(131_508),
         (3, 1, false) => Some(24_166),
-        (2, 1, true) => Some(134),
-        (2, 2, true) => Some(858),
-        (2, 4, true) => Some(8_576),
-        (3, 1, true) => Some(11_021),
+        (2, 1, true) => Some(56),
+        (2, 2, true) => Some(263),
+        (2, 4, true) => Some(564),
+        (3, 1, true) => Some(3_370),
         _ => None,
     }
 }

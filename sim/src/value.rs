@@ -164,9 +164,11 @@ impl Val {
     }
 
     /// The scalar a memory cell of `element` type holds.
+    /// An integer is held sign-extended from its width, as arithmetic
+    /// leaves it (the partial-order reduction's analysis counts on it).
     pub fn from_bits(element: Scalar, bits: u64) -> Val {
         match element {
-            Scalar::Int(_) => Val::Int(bits as i64),
+            Scalar::Int(width) => Val::Int(wrap(bits as i64, width)),
             Scalar::Float(_) => Val::Float(bits),
         }
     }

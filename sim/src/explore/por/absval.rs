@@ -272,7 +272,17 @@ fn in_type(bounds: Option<(i64, i64)>, bits: u32) -> Option<(i64, i64)> {
 /// simple, any value otherwise.
 pub fn binary(op: BinOp, lhs: &AVal, rhs: &AVal, ty: Scalar, wrap: Wrap) -> AVal {
     let Scalar::Int(bits) = ty else { return AVal::Any };
-    let (a, b) = (lhs.ints(), rhs.ints());
+    // An integer register holds a value of its type, sign-extended (every
+    // producer wraps, loads included: `Val::from_bits`): any value is one
+    // of the type's range.
+    let typed = |set: ISet| match set {
+        ISet::Any => {
+            let (min, max) = int_range(bits);
+            ISet::range(min, max)
+        }
+        set => set,
+    };
+    let (a, b) = (typed(lhs.ints()), typed(rhs.ints()));
     let exact = |x: i64, y: i64| value::binary(op, x as u64, y as u64, ty, wrap).ok().map(|r| r as i64);
     let bounds = |(a0, a1): (i64, i64), (b0, b1): (i64, i64)| -> Option<(i64, i64)> {
         let (a0, a1, b0, b1) = (a0 as i128, a1 as i128, b0 as i128, b1 as i128);

@@ -46,6 +46,43 @@ pub struct Reach {
     pub finishes: bool,
     /// The waits it may reach (after the step it rests at).
     pub waits: Vec<WaitSite>,
+    /// For a reach to the end cut at waits: per wait it stops at, what the
+    /// thread runs when a write to the cell wakes it there.
+    pub wakes: Vec<Wake>,
+}
+
+/// What a thread stopped at a cut wait runs in the step that opens it (a
+/// `ge` wait passes as soon as it holds, a fence as soon as its queue is
+/// empty, and the thread runs on to its next rest in that step): the wait
+/// or fence and every instruction after it up to one it must rest at.
+#[derive(Clone, Debug)]
+pub struct Wake {
+    pub trigger: Trigger,
+    pub accesses: Accesses,
+    /// Whether the thread may return from its outermost function in it.
+    pub finishes: bool,
+}
+
+/// What opens a cut wait: a write to its cell, or the landing of the
+/// thread's last write in flight (a fence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    Cell(Blocked),
+    Drain { thread: ThreadId, func: FuncId, pc: usize },
+}
+
+/// Where a walk stops: at the waits of `waits`, and at every fence of the
+/// threads of `drained` (a write of theirs in flight does not land).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Cut {
+    /// Sorted.
+    pub waits: Vec<Blocked>,
+    /// Sorted.
+    pub drained: Vec<ThreadId>,
+}
+
+impl Cut {
+    pub const NONE: &'static Cut = &Cut { waits: Vec::new(), drained: Vec::new() };
 }
 
 /// A wait a walk reached: where, on which cell (when it is one known
@@ -58,7 +95,9 @@ pub struct WaitSite {
 }
 
 /// A wait that cannot pass (the reducer decides which): the function, the
-/// instruction and the cell. A walk records its read and goes no further.
+/// instruction and the cell. A walk goes no further, and does not record
+/// its read: the thread rests before it, and a wait that does not pass
+/// touches nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Blocked {
     pub func: FuncId,
@@ -67,10 +106,19 @@ pub struct Blocked {
 }
 
 /// The reach of thread `t`, resting in `frames` (outermost first), going no
-/// further than the waits of `blocked`.
-pub fn reach(machine: &Machine, t: ThreadId, frames: &[Frame], horizon: Horizon, blocked: &[Blocked]) -> Reach {
+/// further than `cut`.
+pub fn reach(machine: &Machine, t: ThreadId, frames: &[Frame], horizon: Horizon, cut: &Cut) -> Reach {
     let runner = Runner { thread: t, rank: machine.rank_of(t), slot: machine.slot_of(t) };
-    let mut walk = Walk { machine, runner, horizon, blocked, accesses: Accesses::new(), waits: Vec::new() };
+    let mut walk = Walk {
+        machine,
+        runner,
+        horizon,
+        cut,
+        accesses: Accesses::new(),
+        waits: Vec::new(),
+        wakes: Vec::new(),
+        base: None,
+    };
     // The top frame runs from its pc (the step it rests at is taken); when
     // it may return, its caller runs on from the call, with the call's
     // results unknown.
@@ -84,25 +132,59 @@ pub fn reach(machine: &Machine, t: ThreadId, frames: &[Frame], horizon: Horizon,
                 }
             }
         }
+        walk.base = (k == 0).then_some(0);
         let returns = walk.function(frame.func, frame.pc as usize, regs, take_first, 0);
         take_first = false;
         if !returns {
-            return Reach { accesses: walk.accesses, finishes: false, waits: walk.waits };
+            return Reach { accesses: walk.accesses, finishes: false, waits: walk.waits, wakes: walk.wakes };
         }
     }
-    Reach { accesses: walk.accesses, finishes: true, waits: walk.waits }
+    Reach { accesses: walk.accesses, finishes: true, waits: walk.waits, wakes: walk.wakes }
 }
 
 struct Walk<'m> {
     machine: &'m Machine,
     runner: Runner,
     horizon: Horizon,
-    blocked: &'m [Blocked],
+    cut: &'m Cut,
     accesses: Accesses,
     waits: Vec<WaitSite>,
+    wakes: Vec<Wake>,
+    /// The call depth at which the function walked is the thread's
+    /// outermost (`None`: the walk starts in a callee frame).
+    base: Option<usize>,
 }
 
 impl Walk<'_> {
+    /// What the thread runs when woken at a cut wait or fence (the op at
+    /// `pc` of `func`, reached with `regs` at call depth `depth`): a walk
+    /// to its next rest from there, taking the op. Where it may return
+    /// into a caller the walk does not see, any access.
+    fn wake(&mut self, trigger: Trigger, func: FuncId, pc: usize, regs: Vec<AVal>, depth: usize) {
+        let mut walk = Walk {
+            machine: self.machine,
+            runner: self.runner,
+            horizon: Horizon::NextRest,
+            cut: Cut::NONE,
+            accesses: Accesses::new(),
+            waits: Vec::new(),
+            wakes: Vec::new(),
+            base: self.base,
+        };
+        let returns = walk.function(func, pc, regs, true, depth);
+        let finishes = returns && self.base == Some(depth);
+        if returns && !finishes {
+            walk.accesses.add(Space::Everything, true);
+        }
+        match self.wakes.iter_mut().find(|w| w.trigger == trigger) {
+            Some(known) => {
+                known.accesses.extend(&walk.accesses);
+                known.finishes |= finishes;
+            }
+            None => self.wakes.push(Wake { trigger, accesses: walk.accesses, finishes }),
+        }
+    }
+
     /// Whether the thread rests before `instr` in every state (so a
     /// `NextRest` walk stops there). Only ops `Machine::rests_at` always
     /// stops at: stopping anywhere else could leave accesses out.
@@ -329,21 +411,35 @@ impl Walk<'_> {
                     // A deeper call is not followed.
                     self.accesses.add(Space::Everything, true);
                 } else if launches {
-                    // A launch: each block of it runs the kernel to its end
-                    // (the host waits for them, then goes on).
+                    // A launch: each block of it runs the kernel, to its
+                    // end or (within the next step) to where it must rest,
+                    // going no further than the cut waits; the host waits
+                    // for them and goes on only if they may all finish.
                     let width = width.unwrap_or(1).min(machine.per_rank as u64 - 1) as u16;
+                    let mut all_may_finish = true;
                     for slot in 1..=width {
                         let runner = Runner { thread: self.runner.thread + slot, rank: self.runner.rank, slot };
                         let mut block = Walk {
                             machine,
                             runner,
-                            horizon: Horizon::End,
-                            blocked: &[],
+                            horizon: self.horizon,
+                            cut: self.cut,
                             accesses: Accesses::new(),
                             waits: Vec::new(),
+                            wakes: Vec::new(),
+                            base: Some(depth + 1),
                         };
-                        block.function(*callee, 0, args_of(&regs), false, depth + 1);
+                        all_may_finish &= block.function(*callee, 0, args_of(&regs), false, depth + 1);
                         self.accesses.extend(&block.accesses);
+                        for site in block.waits {
+                            if !self.waits.contains(&site) {
+                                self.waits.push(site);
+                            }
+                        }
+                        self.wakes.extend(block.wakes);
+                    }
+                    if !all_may_finish {
+                        return false;
                     }
                 } else {
                     if !self.function(*callee, 0, args_of(&regs), false, depth + 1) {
@@ -356,8 +452,15 @@ impl Walk<'_> {
             }
             Instr::Return { .. } => return true,
             Instr::Ccl { op, .. } => {
-                let accesses = access::of_instr(self.machine, instr, self.runner, &|r| get(&regs, r));
-                self.accesses.extend(&accesses);
+                // A fence of a thread with a write in flight that does not
+                // land passes no further.
+                let thread = self.runner.thread;
+                if matches!(op, CclOp::Fence) && self.cut.drained.contains(&thread) {
+                    if self.horizon == Horizon::End {
+                        self.wake(Trigger::Drain { thread, func, pc }, func, pc, regs, depth);
+                    }
+                    return false;
+                }
                 if let CclOp::Wait { signal, expected, equal } = op {
                     // One known cell: a wait the reducer may call blocked
                     // (not the step a `NextRest` walk takes: it is the step
@@ -369,7 +472,10 @@ impl Walk<'_> {
                     });
                     if let (Some(cell), false) = (cell, taken && self.horizon == Horizon::NextRest) {
                         let at = Blocked { func, pc, cell };
-                        if self.blocked.contains(&at) {
+                        if self.cut.waits.contains(&at) {
+                            if self.horizon == Horizon::End {
+                                self.wake(Trigger::Cell(at), func, pc, regs, depth);
+                            }
                             return false;
                         }
                         let site = WaitSite { at, expected: get(&regs, *expected).ints(), equal: *equal };
@@ -378,6 +484,8 @@ impl Walk<'_> {
                         }
                     }
                 }
+                let accesses = access::of_instr(self.machine, instr, self.runner, &|r| get(&regs, r));
+                self.accesses.extend(&accesses);
                 match op {
                     CclOp::RemoteLoad { result, .. } | CclOp::TileLoad { result, .. } | CclOp::Read { result, .. } => {
                         set(&mut regs, *result, AVal::Any)
