@@ -10,6 +10,8 @@
 // RUN: %expect-exit 0 ccl-sim %s --ranks 2 --entry alloc_free_in_loop --max-memory 64M | FileCheck %s --check-prefix=FREED
 // RUN: %expect-exit 1 ccl-sim %s --ranks 2 --entry wide_launch --max-states 10 2>&1 | FileCheck %s --check-prefix=STATES
 // RUN: %expect-exit 1 ccl-sim %s --ranks 2 --entry wide_launch --random 3 --max-states 10 2>&1 | FileCheck %s --check-prefix=STATES
+// RUN: %expect-exit 1 ccl-sim %s --ranks 2 --entry wide_launch --max-time 0 2>&1 | FileCheck %s --check-prefix=TIME
+// RUN: %expect-exit 1 ccl-sim %s --ranks 2 --entry wide_launch --por off --max-time 0 2>&1 | FileCheck %s --check-prefix=TIME
 // RUN: %expect-exit 1 ccl-sim %s --ranks 2 --entry wide_launch --max-memory 256K 2>&1 | FileCheck %s --check-prefix=THREADS
 // RUN: %expect-exit 1 ccl-sim %s --ranks 2 --entry wide_launch --max-memory 2M 2>&1 | FileCheck %s --check-prefix=SEARCH
 // RUN: %expect-exit 1 ccl-sim %s --ranks 2 --entry long_loop 2>&1 | FileCheck %s --check-prefix=STEPS
@@ -57,7 +59,8 @@ func.func @alloc_free_in_loop() attributes {ccl.kind = "orchestration"} {
 
 // 200 blocks per rank, each a scheduling point: --max-states is checked on
 // every state made, so 10 states take no time and no memory.
-// STATES: limits.mlir:[[@LINE+15]]:1: error: --max-states 10 reached ({{[0-9]+}} states generated, {{[0-9]+}} distinct) before the search finished: no conclusion
+// STATES: limits.mlir:[[@LINE+16]]:1: error: --max-states 10 reached ({{[0-9]+}} states generated, {{[0-9]+}} distinct) before the search finished: no conclusion
+// TIME: limits.mlir:[[@LINE+15]]:1: error: --max-time 0 s reached ({{[0-9]+}} states generated) before the search finished: no conclusion
 // STATES-NOT: no race
 // The 402 threads' vector clocks alone need more than 256 KiB; the search
 // of their schedules, more than 2 MiB.

@@ -20,10 +20,10 @@ use super::visited::Visited;
 use super::{finding_of, replay, Bound, Engine, Outcome, SearchConfig, SearchStats};
 use crate::cost::RunCost;
 use crate::machine::{Action, Finding, Machine, State};
-use crate::memory;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// States one worker generates before the others join: a small search runs
 /// on one thread, so what it reports (which race, along which schedule) is
@@ -93,6 +93,8 @@ struct Search<'a> {
     stopped: AtomicBool,
     stop: Mutex<Option<Stop>>,
     cost: Mutex<RunCost>,
+    /// When the search began (`--max-time`).
+    started: Instant,
 }
 
 impl Search<'_> {
@@ -111,12 +113,7 @@ impl Search<'_> {
     /// a bound is reached.
     fn admit(&self) -> bool {
         let generated = self.generated.fetch_add(1, Ordering::Relaxed) + 1;
-        let held = memory::in_use();
-        let bound = if generated > self.config.max_states {
-            Bound::States(self.config.max_states)
-        } else if held > self.machine.limits.max_memory {
-            Bound::Memory { max: self.machine.limits.max_memory, held }
-        } else {
+        let Some(bound) = super::bound_reached(generated, self.config, self.machine, self.started) else {
             return true;
         };
         self.halt(Stop::Bound(bound));
@@ -257,7 +254,7 @@ impl Search<'_> {
 
 /// Explores the schedules of `machine` (module docs).
 pub fn search(machine: Machine, config: &SearchConfig) -> Outcome {
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let threads = config.threads.max(1);
     let search = Search {
         machine: &machine,
@@ -271,6 +268,7 @@ pub fn search(machine: Machine, config: &SearchConfig) -> Outcome {
         stopped: AtomicBool::new(false),
         stop: Mutex::new(None),
         cost: Mutex::new(RunCost::default()),
+        started,
     };
     let initial = machine.initial();
     if initial.finding.is_some() {

@@ -36,7 +36,6 @@ use super::{finding_of, replay, Bound, Engine, Outcome, SearchConfig, SearchStat
 use crate::cost::RunCost;
 use crate::machine::footprint::{Footprint, Part, Recorder, Touch};
 use crate::machine::{Action, Finding, Loc, Machine, State, ThreadId};
-use crate::memory;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -243,20 +242,7 @@ impl Search<'_> {
     /// Counts a transition about to be taken; the bound reached, if any.
     fn admit(&mut self) -> Option<Bound> {
         self.transitions += 1;
-        if self.transitions > self.config.max_states {
-            return Some(Bound::States(self.config.max_states));
-        }
-        let held = memory::in_use();
-        if held > self.machine.limits.max_memory {
-            return Some(Bound::Memory { max: self.machine.limits.max_memory, held });
-        }
-        if let Some(max) = self.config.max_seconds {
-            // Checked every 256 transitions: the clock is not free.
-            if self.transitions.is_multiple_of(256) && self.started.elapsed().as_secs_f64() > max {
-                return Some(Bound::Time { seconds: max });
-            }
-        }
-        None
+        super::bound_reached(self.transitions, self.config, self.machine, self.started)
     }
 
     /// Records the event just taken at depth `n` and adds, for each race it

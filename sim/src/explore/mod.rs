@@ -22,8 +22,10 @@ pub mod visited;
 
 use super::cost::RunCost;
 use super::machine::{Action, Finding, Machine, State};
+use super::memory;
 use super::program::SiteId;
 use std::sync::Arc;
+use std::time::Instant;
 
 pub use random::random;
 
@@ -82,6 +84,25 @@ pub enum Bound {
     /// keeps no visited states, so a cycle of states is a schedule that
     /// does not end).
     Depth(usize),
+}
+
+/// The bound a search has reached after its `count`-th state or transition
+/// (`--max-states`), with `started` its start (`--max-time`), if any. The
+/// clock is read every 256 counts: it is not free.
+fn bound_reached(count: usize, config: &SearchConfig, machine: &Machine, started: Instant) -> Option<Bound> {
+    if count > config.max_states {
+        return Some(Bound::States(config.max_states));
+    }
+    let held = memory::in_use();
+    if held > machine.limits.max_memory {
+        return Some(Bound::Memory { max: machine.limits.max_memory, held });
+    }
+    match config.max_seconds {
+        Some(max) if count.is_multiple_of(256) && started.elapsed().as_secs_f64() > max => {
+            Some(Bound::Time { seconds: max })
+        }
+        _ => None,
+    }
 }
 
 /// How visited states are stored.
