@@ -22,6 +22,7 @@ pub mod shared;
 pub mod summary;
 pub mod trace;
 pub mod value;
+pub mod views;
 
 pub use cost::{Cost, CostRange, RunCost};
 pub use explore::{Bound, Engine, Outcome, SearchConfig, SearchStats, Step, Store};

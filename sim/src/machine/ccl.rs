@@ -6,6 +6,7 @@ use super::cache::count_down;
 use super::footprint::{Part, Touch};
 use super::races::{join_into, tick};
 use super::*;
+use crate::value::lanes_of;
 
 impl Machine {
     /// Executes the ccl op `t` is at. The op reads its operands from `t`'s
@@ -259,12 +260,5 @@ impl Machine {
             }
         }
         Ok(Vec::new())
-    }
-}
-
-pub(super) fn lanes_of(value: &Val) -> Vec<u64> {
-    match value {
-        Val::Vector(lanes) => lanes.to_vec(),
-        other => other.bits().into_iter().collect(),
     }
 }

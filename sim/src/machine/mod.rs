@@ -20,7 +20,6 @@ mod schedule;
 mod start;
 mod state;
 mod step;
-mod views;
 
 pub use state::*;
 

@@ -3,7 +3,8 @@
 
 use super::footprint::{Part, Touch};
 use super::races::{join_into, join_with, tick};
-use super::views::make_view;
+use crate::value::{lanewise1, lanewise2};
+use crate::views::make_view;
 use super::*;
 
 impl Machine {
@@ -108,7 +109,7 @@ impl Machine {
                 let Val::MemRef(source) = reg(frame, src) else {
                     return Err(fail(None, "a view of a value that is not a memref"));
                 };
-                let view = make_view(&source, kind, frame).map_err(|m| fail(None, m))?;
+                let view = make_view(&source, kind, &frame.regs).map_err(|m| fail(None, m))?;
                 frame.regs[dst as usize] = Val::MemRef(Arc::new(view));
             }
             Instr::Alloc { dst, site, element, ref shape } => {
@@ -310,23 +311,4 @@ impl Machine {
     // -----------------------------------------------------------------
     // Memory
     // -----------------------------------------------------------------
-}
-
-pub(super) fn lanewise2(a: &Val, b: &Val, f: impl Fn(u64, u64) -> Result<u64, String>) -> Result<Val, String> {
-    match (a, b) {
-        (Val::Vector(x), Val::Vector(y)) => Ok(Val::Vector(
-            x.iter().zip(y.iter()).map(|(p, q)| f(*p, *q)).collect::<Result<Vec<u64>, String>>()?.into(),
-        )),
-        (Val::Int(_), Val::Int(_)) => Ok(Val::Int(f(a.bits().unwrap(), b.bits().unwrap())? as i64)),
-        (Val::Float(x), Val::Float(y)) => Ok(Val::Float(f(*x, *y)?)),
-        _ => Err("arithmetic on unset or mismatched values".to_string()),
-    }
-}
-
-/// `f` on each lane of `a` (or on the scalar); `None` for an unset value.
-pub(super) fn lanewise1(a: &Val, f: impl Fn(u64) -> Result<u64, String>, to: Scalar) -> Option<Result<Val, String>> {
-    Some(match a {
-        Val::Vector(x) => x.iter().map(|p| f(*p)).collect::<Result<Vec<u64>, String>>().map(|v| Val::Vector(v.into())),
-        other => f(other.bits()?).map(|bits| Val::from_bits(to, bits)),
-    })
 }

@@ -1,14 +1,17 @@
 //! Memref views (`subview`, `collapse_shape`, `expand_shape`, `cast`),
-//! with every offset, size and stride checked.
+//! with every offset, size and stride checked: what a view op computes,
+//! shared by the machine and the reference semantics (it touches no state).
 
-use super::*;
+use crate::program::{Operand, ViewKind};
+use crate::value::{self, Val, View};
 
 /// The view `kind` makes of `source`, with every offset, size and stride
-/// checked: in bounds of the source and representable.
-pub(super) fn make_view(source: &View, kind: &ViewKind, frame: &Frame) -> Result<View, String> {
+/// checked: in bounds of the source and representable. `regs` are the
+/// registers of the frame the view op runs in.
+pub fn make_view(source: &View, kind: &ViewKind, regs: &[Val]) -> Result<View, String> {
     let value = |o: &Operand| match o {
         Operand::Static(v) => Ok(*v),
-        Operand::Reg(r) => frame.regs[*r as usize].as_int().ok_or_else(|| "an unset view operand".to_string()),
+        Operand::Reg(r) => regs[*r as usize].as_int().ok_or_else(|| "an unset view operand".to_string()),
     };
     let too_large = || "a view whose offsets or sizes overflow 64 bits".to_string();
     let view = match kind {
@@ -88,9 +91,10 @@ pub(super) fn make_view(source: &View, kind: &ViewKind, frame: &Frame) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::Scalar;
 
-    fn frame() -> Frame {
-        Frame { func: 0, pc: 0, regs: Vec::new(), results: Vec::new() }
+    fn frame() -> &'static [Val] {
+        &[]
     }
 
     fn subview(offset: i64, size: i64, stride: i64) -> ViewKind {
@@ -109,7 +113,7 @@ mod tests {
         for offset in edges {
             for size in edges {
                 for stride in edges {
-                    if let Ok(view) = make_view(&source, &subview(offset, size, stride), &frame()) {
+                    if let Ok(view) = make_view(&source, &subview(offset, size, stride), frame()) {
                         // Every element it names is in the buffer (a broadcast
                         // view of many elements names one).
                         let first_and_last = [view.first(), (!view.is_empty()).then(|| view.nth(view.len() - 1))];
@@ -122,7 +126,7 @@ mod tests {
             }
         }
         // Backwards, inside the buffer: allowed.
-        let back = make_view(&source, &subview(15, 4, -5), &frame()).unwrap();
+        let back = make_view(&source, &subview(15, 4, -5), frame()).unwrap();
         assert_eq!(back.elements(), vec![15, 10, 5, 0]);
     }
 
@@ -131,11 +135,11 @@ mod tests {
         let source =
             View { buffer: 0, element: Scalar::Int(8), offset: 0, sizes: vec![1 << 40, 1 << 40], strides: vec![1, 1] };
         let collapse = ViewKind::Collapse { groups: vec![vec![0, 1]] };
-        assert!(make_view(&source, &collapse, &frame()).is_err());
+        assert!(make_view(&source, &collapse, frame()).is_err());
         let whole = View::whole(0, Scalar::Int(8), &[6]);
-        assert!(make_view(&whole, &ViewKind::Expand { groups: vec![vec![4, 2]] }, &frame()).is_err());
+        assert!(make_view(&whole, &ViewKind::Expand { groups: vec![vec![4, 2]] }, frame()).is_err());
         assert_eq!(
-            make_view(&whole, &ViewKind::Expand { groups: vec![vec![3, 2]] }, &frame()).unwrap().strides,
+            make_view(&whole, &ViewKind::Expand { groups: vec![vec![3, 2]] }, frame()).unwrap().strides,
             vec![2, 1]
         );
     }
