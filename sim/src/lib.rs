@@ -16,6 +16,7 @@ pub mod machine;
 pub mod memory;
 pub mod ops;
 pub mod program;
+pub mod reference;
 pub mod report;
 pub mod sarif;
 pub mod shared;
@@ -67,6 +68,9 @@ pub struct Options {
     pub source: Option<Arc<str>>,
     /// Every ccl op its own scheduling point (for measuring the reduction).
     pub no_reduction: bool,
+    /// Run the reference semantics (`reference`) instead of the machine:
+    /// every execution, no reduction (`--reference`).
+    pub reference: bool,
     /// Print each random schedule's steps as they run.
     pub trace: bool,
     /// How the exhaustive search runs (its `max_states` is the field
@@ -85,6 +89,7 @@ impl Default for Options {
             args: Vec::new(),
             source: None,
             no_reduction: false,
+            reference: false,
             trace: false,
             search_config: SearchConfig { threads: available_threads(), ..SearchConfig::default() },
         }
@@ -104,9 +109,43 @@ impl std::fmt::Display for InputError {
     }
 }
 
+/// The reference semantics of `program` with the entry's arguments and
+/// ranks of `options`, explored up to `options.max_states` distinct states
+/// (to the first finding: `stop_at_first`).
+pub fn run_reference(
+    program: Program,
+    options: &Options,
+    stop_at_first: bool,
+) -> Result<(reference::Reference, reference::Exploration), InputError> {
+    let machine = machine_for(program, options)?;
+    let mut reference = reference::Reference::new(machine.program.clone(), options.ranks, machine.entry_args.clone());
+    reference.max_local_steps = options.limits.max_steps;
+    let exploration = reference::explore(&reference, options.max_states, stop_at_first);
+    Ok((reference, exploration))
+}
+
 /// Explores `program` (its entry's arguments and the search from
 /// `options`; `entry` and `source` were the front end's).
 pub fn run(program: Program, options: &Options) -> Result<(Machine, Outcome), InputError> {
+    let mut machine = machine_for(program, options)?;
+    let outcome = match options.search {
+        Search::Exhaustive => {
+            let config = SearchConfig { max_states: options.max_states, ..options.search_config };
+            // The dynamic reduction schedules wake-ups as steps of their
+            // own; its schedules are replayed (reports, traces) the same way.
+            machine.eager_wakeups = config.engine != Engine::Dpor;
+            explore::exhaustive(machine.clone(), &config)
+        }
+        Search::Random { runs, seed } => {
+            explore::random(&machine, runs, seed, options.max_states, options.trace, options.search_config.threads)
+        }
+    };
+    Ok((machine, outcome))
+}
+
+/// The machine of `program` with the ranks, limits and entry arguments of
+/// `options`, if its threads fit.
+fn machine_for(program: Program, options: &Options) -> Result<Machine, InputError> {
     let at = |site: Option<program::SiteId>| match site {
         Some(site) => program.site(site).loc.clone(),
         None => program.site(program.funcs[program.entry as usize].site).loc.clone(),
@@ -129,19 +168,7 @@ pub fn run(program: Program, options: &Options) -> Result<(Machine, Outcome), In
     let mut machine = Machine::new(Arc::new(program), options.ranks, options.no_reduction);
     machine.limits = options.limits;
     machine.entry_args = entry_args;
-    let outcome = match options.search {
-        Search::Exhaustive => {
-            let config = SearchConfig { max_states: options.max_states, ..options.search_config };
-            // The dynamic reduction schedules wake-ups as steps of their
-            // own; its schedules are replayed (reports, traces) the same way.
-            machine.eager_wakeups = config.engine != Engine::Dpor;
-            explore::exhaustive(machine.clone(), &config)
-        }
-        Search::Random { runs, seed } => {
-            explore::random(&machine, runs, seed, options.max_states, options.trace, options.search_config.threads)
-        }
-    };
-    Ok((machine, outcome))
+    Ok(machine)
 }
 
 /// The cores the search may use (1 where they cannot be counted).

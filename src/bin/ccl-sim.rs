@@ -4,7 +4,7 @@
 //! ```text
 //! ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]
 //!         [--max-states N] [--max-steps N] [--max-memory SIZE] [--threads N] [--exact | --fingerprint BITS]
-//!         [--engine dfs|stateright] [--por on|off|dpor] [--max-time SECONDS] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]
+//!         [--engine dfs|stateright] [--por on|off|dpor] [--max-time SECONDS] [--stats] [--trace] [--no-reduction] [--reference] [--sarif FILE] [--diagram FILE]
 //! ```
 //! Exit 0: no race (the states or schedules explored and what they executed
 //! are printed); 3: a race or deadlock, with both accesses and the schedule;
@@ -38,7 +38,7 @@ use std::path::PathBuf;
     args_override_self = true,
     override_usage = "ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]\n\
 \x20              [--max-states N] [--max-steps N] [--max-memory SIZE] [--threads N] [--exact | --fingerprint BITS]\n\
-\x20              [--engine dfs|stateright] [--por on|off|dpor] [--max-time SECONDS] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]",
+\x20              [--engine dfs|stateright] [--por on|off|dpor] [--max-time SECONDS] [--stats] [--trace] [--no-reduction] [--reference] [--sarif FILE] [--diagram FILE]",
     help_template = "USAGE: {usage}\n\n{about}\n\n{all-args}"
 )]
 struct Cli {
@@ -128,6 +128,12 @@ struct Cli {
     /// reduction)
     #[arg(long = "no-reduction")]
     no_reduction: bool,
+
+    /// Explore every execution under the reference semantics (every op a
+    /// step, every write in flight landing on its own, no reduction):
+    /// slow, for small programs and for checking the searches
+    #[arg(long)]
+    reference: bool,
 
     /// Write the verdict as a SARIF 2.1.0 log too (a race's schedule as one
     /// thread flow per thread)
@@ -312,6 +318,24 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Request, 
     }
     options.search_config.max_seconds = cli.max_time;
     options.no_reduction = cli.no_reduction;
+    if cli.reference {
+        // The reference has one search and its own report.
+        let excluded = [
+            (cli.random.is_some(), "--random"),
+            (cli.por.is_some(), "--por"),
+            (cli.engine.is_some(), "--engine"),
+            (cli.no_reduction, "--no-reduction"),
+            (cli.exact || cli.fingerprint.is_some(), "--exact and --fingerprint"),
+            (cli.threads.is_some(), "--threads"),
+            (cli.max_time.is_some(), "--max-time"),
+            (cli.sarif.is_some(), "--sarif"),
+            (cli.diagram.is_some(), "--diagram"),
+        ];
+        if let Some((_, option)) = excluded.iter().find(|(given, _)| *given) {
+            return Err(format!("--reference explores every execution on one thread with its own report: it excludes {option}"));
+        }
+        options.reference = true;
+    }
     options.trace = cli.trace;
     Ok(Request::Run(Box::new(Args {
         file,
@@ -447,6 +471,9 @@ fn simulate(mut args: Args) -> (Verdict, Reports) {
         Err(error) => return (fail(format_args!("ccl-sim: {error}")), Reports::None),
     };
     args.options.source = Some(text.into());
+    if args.options.reference {
+        return reference(&program, &args.options);
+    }
     let (machine, outcome) = match sim::simulate(program.operation_ref(), &args.options) {
         Ok(result) => result,
         Err(error) => {
@@ -464,6 +491,58 @@ fn simulate(mut args: Args) -> (Verdict, Reports) {
     }
     let verdict = verdict(&args, &machine, &outcome);
     (verdict.clone(), Reports::Outcome(Box::new(machine), Box::new(outcome), verdict.stdout))
+}
+
+/// Explores every execution of `program` under the reference semantics
+/// (`--reference`) and reports the first finding.
+fn reference(program: &cclir::Program<'_>, options: &Options) -> (Verdict, Reports) {
+    let explored = sim::compile(program.operation_ref(), options.entry.as_deref(), options.source.as_deref())
+        .and_then(|compiled| sim::run_reference(compiled, options, true));
+    let (reference, exploration) = match explored {
+        Ok(result) => result,
+        Err(error) => {
+            let diagnostic = cclir::Diagnostic {
+                severity: cclir::Severity::Error,
+                loc: error.loc.clone(),
+                message: error.message.clone(),
+                notes: Vec::new(),
+            };
+            return (fail(error), Reports::InputError(vec![diagnostic]));
+        }
+    };
+    let ranks = options.ranks;
+    let verdict = match exploration.found.first() {
+        Some(found) => {
+            eprint!("{}", sim::reference::report::finding(&reference, found));
+            eprintln!(
+                "schedule ({} actions, found after {} states, reference semantics):",
+                found.schedule.len(),
+                exploration.states
+            );
+            eprint!("{}", sim::reference::report::schedule(&reference, &found.schedule));
+            let code = match found.kind {
+                sim::reference::Kind::Race | sim::reference::Kind::Deadlock => 3,
+                sim::reference::Kind::Error | sim::reference::Kind::Limit => 1,
+            };
+            Verdict { stdout: String::new(), code }
+        }
+        None if !exploration.complete => {
+            let entry = &reference.program.funcs[reference.program.entry as usize];
+            fail(format_args!(
+                "{}: error: --max-states {} reached before the reference semantics explored every execution: no conclusion",
+                reference.program.site(entry.site).loc,
+                options.max_states
+            ))
+        }
+        None => Verdict {
+            stdout: format!(
+                "ccl-sim: no race: {} states explored, every execution of {ranks} ranks under the reference semantics\n",
+                exploration.states
+            ),
+            code: 0,
+        },
+    };
+    (verdict, Reports::None)
 }
 
 /// Prints the report of `outcome` on standard error and returns the verdict.
