@@ -265,7 +265,7 @@ fn lit_runs(text: &str, path: &Path) -> Vec<LitRun> {
     let mut runs = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let Some(run) = line.split("RUN:").nth(1) else { continue };
-        let words = shell_words(&run.replace("%s", path));
+        let words = common::shell_words(&run.replace("%s", path));
         let Some(sim) = words.iter().position(|w| w == "ccl-sim") else { continue };
         let args: Vec<String> = words[sim + 1..].iter().take_while(|w| *w != "|" && *w != "2>&1").cloned().collect();
         if args.iter().any(|a| a.starts_with("--random") || a.starts_with("--engine") || a == "--help" || a == "-h") {
@@ -278,36 +278,6 @@ fn lit_runs(text: &str, path: &Path) -> Vec<LitRun> {
         runs.push(LitRun { line: n + 1, pipeline, args });
     }
     runs
-}
-
-/// Words of a RUN line, single quotes grouping.
-fn shell_words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quoted = false;
-    let mut any = false;
-    for c in line.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                any = true;
-            }
-            c if c.is_whitespace() && !quoted => {
-                if any {
-                    words.push(std::mem::take(&mut word));
-                    any = false;
-                }
-            }
-            c => {
-                word.push(c);
-                any = true;
-            }
-        }
-    }
-    if any {
-        words.push(word);
-    }
-    words
 }
 
 /// Runs ccl-sim as `run` says with `--por VALUE`: exit code, standard

@@ -9,7 +9,9 @@
 //! partial-order reduction, or seeded random ones) and `report`, `summary`,
 //! `trace`, `sarif` and `diagram` say what was found.
 
+pub mod analysis;
 pub mod cost;
+pub mod crosscheck;
 pub mod diagram;
 pub mod explore;
 pub mod machine;
@@ -127,7 +129,19 @@ pub fn run_reference(
 /// Explores `program` (its entry's arguments and the search from
 /// `options`; `entry` and `source` were the front end's).
 pub fn run(program: Program, options: &Options) -> Result<(Machine, Outcome), InputError> {
-    let mut machine = machine_for(program, options)?;
+    let machine = machine_for(program, options)?;
+    let (mut machine, outcome) = search(machine, options);
+    // Waits taken as soon as they hold lost schedules on some path: the
+    // search is run again without the rule (docs/ccl-sim.md).
+    if machine.early_waits_broken.load(std::sync::atomic::Ordering::Relaxed) {
+        machine.early_waits = false;
+        return Ok(search(machine, options));
+    }
+    Ok((machine, outcome))
+}
+
+/// One search of `machine` as `options` ask.
+fn search(mut machine: Machine, options: &Options) -> (Machine, Outcome) {
     let outcome = match options.search {
         Search::Exhaustive => {
             let config = SearchConfig { max_states: options.max_states, ..options.search_config };
@@ -140,7 +154,7 @@ pub fn run(program: Program, options: &Options) -> Result<(Machine, Outcome), In
             explore::random(&machine, runs, seed, options.max_states, options.trace, options.search_config.threads)
         }
     };
-    Ok((machine, outcome))
+    (machine, outcome)
 }
 
 /// The machine of `program` with the ranks, limits and entry arguments of
