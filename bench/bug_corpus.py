@@ -24,7 +24,8 @@ and a precision line (fixes accepted / fixes) per tool.
     python3 bench/bug_corpus.py                   # the table, markdown, on stdout
     python3 bench/bug_corpus.py --check           # also exit 1 if a verdict is not the one case.json expects
     python3 bench/bug_corpus.py --cases a,b       # only these cases
-    python3 bench/bug_corpus.py --artifacts DIR   # each finding's SARIF log and schedule diagram, into DIR
+    python3 bench/bug_corpus.py --artifacts       # also write bugs/<name>/buggy.sarif and buggy.svg (ccl-sim's
+                                                  # SARIF log and schedule diagram of the bug, default search)
     python3 bench/bug_corpus.py --json FILE       # every verdict, machine-readable
 
 It uses the release build (cargo build --release; CCLIR_BENCH_BIN names
@@ -119,7 +120,7 @@ def static_verdict(program, source, expected_lines):
 def sim_verdict(program, source, case, mode, artifacts=None, variant=None):
     argv = [tool("ccl-sim"), program, "--ranks", str(case["ranks"])] + case.get("search", []) + SIM_MODES[mode]
     if artifacts:
-        stem = os.path.join(artifacts, "%s.%s" % (case["name"], variant))
+        stem = os.path.join("bugs", case["name"], variant)
         argv += ["--sarif", stem + ".sarif", "--diagram", stem + ".svg"]
     code, out, seconds = run(argv)
     lines = located_lines(out, source)
@@ -204,7 +205,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", help="comma-separated case names (default: every folder of bugs/)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a verdict differs from case.json's")
-    parser.add_argument("--artifacts", help="directory for each bug's SARIF log and diagram (ccl-sim, default search)")
+    parser.add_argument("--artifacts", action="store_true",
+                        help="write each bug's SARIF log and schedule diagram beside it (ccl-sim, default search)")
     parser.add_argument("--json", help="write every verdict to this file")
     args = parser.parse_args()
 
@@ -215,8 +217,6 @@ def main():
         if unknown:
             sys.exit("bug_corpus.py: no such case: %s" % ", ".join(unknown))
         names = wanted
-    if args.artifacts:
-        os.makedirs(args.artifacts, exist_ok=True)
 
     cases, all_results, failures = [], {}, {}
     with tempfile.TemporaryDirectory() as scratch:
