@@ -79,6 +79,7 @@ pub enum Feature {
     OtherViewOps,
     CellSubview,
     CellBuffer,
+    CellIsElementZero,
     Alloc,
     ForLoop,
     PureWaitLoop,
@@ -93,6 +94,8 @@ pub enum Feature {
     ThreeRanks,
     TwoLaunches,
     LaunchAfterCollective,
+    ReadsCollectiveOutput,
+    ReadsEarlierLaunch,
     LaunchInHostLoop,
     Submit,
     Barrier,
@@ -132,6 +135,7 @@ impl Feature {
         Feature::OtherViewOps,
         Feature::CellSubview,
         Feature::CellBuffer,
+        Feature::CellIsElementZero,
         Feature::Alloc,
         Feature::ForLoop,
         Feature::PureWaitLoop,
@@ -146,6 +150,8 @@ impl Feature {
         Feature::ThreeRanks,
         Feature::TwoLaunches,
         Feature::LaunchAfterCollective,
+        Feature::ReadsCollectiveOutput,
+        Feature::ReadsEarlierLaunch,
         Feature::LaunchInHostLoop,
         Feature::Submit,
         Feature::Barrier,
@@ -185,6 +191,7 @@ impl Feature {
             Feature::OtherViewOps => "cast-expand-view",
             Feature::CellSubview => "cell-subview",
             Feature::CellBuffer => "cell-buffer",
+            Feature::CellIsElementZero => "cell-is-element-0",
             Feature::Alloc => "alloc",
             Feature::ForLoop => "for-loop",
             Feature::PureWaitLoop => "pure-wait-loop",
@@ -199,6 +206,8 @@ impl Feature {
             Feature::ThreeRanks => "three-ranks",
             Feature::TwoLaunches => "two-launches",
             Feature::LaunchAfterCollective => "launch-after-collective",
+            Feature::ReadsCollectiveOutput => "reads-collective-output",
+            Feature::ReadsEarlierLaunch => "reads-earlier-launch",
             Feature::LaunchInHostLoop => "launch-in-host-loop",
             Feature::Submit => "submit",
             Feature::Barrier => "barrier",
@@ -241,6 +250,7 @@ impl Feature {
             Feature::OtherViewOps => "memref.cast and memref.expand_shape views",
             Feature::CellSubview => "a signal cell selected by a one-element subview",
             Feature::CellBuffer => "a signal cell in its own buffer",
+            Feature::CellIsElementZero => "a notify or wait on a longer memref acts on its element 0",
             Feature::Alloc => "memref.alloc: a buffer per site, slot and execution",
             Feature::ForLoop => "scf.for of one or two iterations",
             Feature::PureWaitLoop => "a loop that only waits (rule 5's pure wait loop)",
@@ -255,6 +265,10 @@ impl Feature {
             Feature::ThreeRanks => "three ranks",
             Feature::TwoLaunches => "two launches of one kernel: cache lines survive on a slot",
             Feature::LaunchAfterCollective => "a launch after a collective (Phase B's prologue)",
+            Feature::ReadsCollectiveOutput => "a kernel reads what a collective wrote behind every cache",
+            Feature::ReadsEarlierLaunch => {
+                "a kernel reads what an earlier one wrote (the join writes no dirty line back)"
+            }
             Feature::LaunchInHostLoop => "launches from a host scf.for (Phase B's rescan)",
             Feature::Submit => "a launch by ccl.submit",
             Feature::Barrier => "ccl.barrier",
@@ -924,8 +938,13 @@ impl Gen {
 
     /// The cell's view in `t`'s code: its name, or sometimes an
     /// `arith.select` of it and another cell of the same type.
-    fn cell_view(&mut self, t: Thread, out: &mut Vec<Stmt>, c: usize) -> String {
+    fn cell_view(&mut self, t: Thread, out: &mut Vec<Stmt>, c: usize) -> (String, String) {
         let ty = self.cell_ty(c);
+        if self.cells[c] == Some(0) && self.sig_len > 1 && self.rng.chance(25) {
+            // The whole signal buffer: a signal op acts on its element 0.
+            self.feature(Feature::CellIsElementZero);
+            return ("%sig".to_string(), format!("memref<{}xi32, #ccl.window>", self.sig_len));
+        }
         let others: Vec<usize> =
             (0..self.cells.len()).filter(|o| *o != c && self.cells[*o].is_some() == self.cells[c].is_some()).collect();
         if !others.is_empty() && self.rng.chance(15) {
@@ -935,15 +954,14 @@ impl Gen {
             let (cell, decoy) = (self.cell_name(c), self.cell_name(other));
             out.push(Stmt::Op(format!("{name} = arith.select {cond}, {cell}, {decoy} : {ty}")));
             self.feature(Feature::SelectOfViews);
-            return name;
+            return (name, ty);
         }
-        self.cell_name(c)
+        (self.cell_name(c), ty)
     }
 
     fn notify(&mut self, t: Thread, out: &mut Vec<Stmt>, key: CellKey, set: bool, value: NotifyValue) {
-        let view = self.cell_view(t, out, key.0);
+        let (view, ty) = self.cell_view(t, out, key.0);
         let peer = self.peer(t, key.1);
-        let ty = self.cell_ty(key.0);
         let (v, sign) = match value {
             NotifyValue::Const(v) => (self.c(v), v.signum()),
             NotifyValue::Ssa(name, sign) => (name, sign),
@@ -976,8 +994,7 @@ impl Gen {
     /// `wait cmp` on the cell copy for `expected` (a threshold the kernel's
     /// rounds move, or an SSA value); sometimes a pure wait loop.
     fn wait(&mut self, t: Thread, out: &mut Vec<Stmt>, key: CellKey, eq: bool, expected: Expected) {
-        let view = self.cell_view(t, out, key.0);
-        let ty = self.cell_ty(key.0);
+        let (view, ty) = self.cell_view(t, out, key.0);
         let value = match expected {
             Expected::Threshold(offset) => {
                 let name = self.name("th");
@@ -990,7 +1007,7 @@ impl Gen {
         let line = format!("ccl.wait {cmp} {view}, {value} : {ty}, i32");
         self.feature(if eq { Feature::WaitEq } else { Feature::WaitGe });
         if !eq && self.rng.chance(10) {
-            let iv = self.name("w");
+            let iv = self.name("wl");
             out.push(Stmt::For { iv, trips: 1 + self.rng.below(2), body: vec![Stmt::Op(line)] });
             self.feature(Feature::PureWaitLoop);
             self.feature(Feature::ForLoop);
@@ -1098,7 +1115,7 @@ impl Gen {
                 }
                 let window = matches!(d.buf, Buf::Win(_));
                 let mut base = self.fresh_value();
-                if window && !twice && !read_back && self.rng.chance(12) {
+                if window && !twice && !read_back && self.rng.chance(18) {
                     self.store_by_call(out, d, base);
                     return Value { base, step: 0 };
                 }
@@ -1371,7 +1388,7 @@ impl Gen {
             return;
         }
         let e = self.value(out, expected);
-        if roll < 3 {
+        if roll < 4 {
             // The difference from the expected value as an index: in bounds
             // only when the read was not stale.
             let diff = self.name("d");
@@ -1579,14 +1596,23 @@ impl Gen {
         self.push(x, xs);
         self.k.published.push((item.data, value));
 
-        // A second producer of the same cell.
+        // A second producer: of the same cell, or of a cell of its own the
+        // consumer waits for right after the first (a run of waits).
         let mut value3 = None;
+        let mut second = None;
         if let (Some(x2), Some(item3)) = (x2, item3.as_ref()) {
             let mut ws = Vec::new();
             value3 = Some(self.publish(x2, &mut ws, item3, false, false));
             let a = if self.rng.chance(25) { 2 } else { 1 };
-            self.notify(x2, &mut ws, key, false, NotifyValue::Const(a));
-            added += a;
+            if self.rng.chance(40) && self.fresh_cells(y.rank, false).next().is_some() {
+                let key2 = self.pick_cell(y.rank, false);
+                let before2 = self.cell_before(key2);
+                self.notify(x2, &mut ws, key2, false, NotifyValue::Const(a));
+                second = Some((key2, before2, a));
+            } else {
+                self.notify(x2, &mut ws, key, false, NotifyValue::Const(a));
+                added += a;
+            }
             self.push(x2, ws);
             self.k.published.push((item3.data, value3.unwrap()));
         }
@@ -1621,6 +1647,23 @@ impl Gen {
                 self.wait(y, &mut waits, key, false, Expected::Threshold(1));
             }
         }
+        if let Some((key2, before2, a)) = second {
+            let eq = self.rng.chance(35);
+            self.wait(y, &mut waits, key2, eq, Expected::Threshold(before2 + a));
+            let mut net = a;
+            if self.rng.chance(30) {
+                // Its reset, later.
+                net = 0;
+            }
+            self.k.cells.get_mut(&key2).unwrap().net += net;
+            second = (net == 0).then_some((key2, before2, a));
+        }
+        // Both waits of an add then a set in a row, before either read.
+        let both_first = protocol == Protocol::AddThenSet && self.rng.chance(30);
+        if both_first {
+            let v = self.value(&mut waits, set_base.unwrap());
+            self.wait(y, &mut waits, key, true, Expected::Ssa(v));
+        }
         if fast_path {
             // Skips the wait when an ordinary read of the cell already
             // shows the signal: no happens-before edge then.
@@ -1644,9 +1687,14 @@ impl Gen {
             self.fetch(y, &mut ys, item3, value3);
         }
         if protocol == Protocol::AddThenSet {
-            let v = self.value(&mut ys, set_base.unwrap());
-            self.wait(y, &mut ys, key, true, Expected::Ssa(v));
+            if !both_first {
+                let v = self.value(&mut ys, set_base.unwrap());
+                self.wait(y, &mut ys, key, true, Expected::Ssa(v));
+            }
             self.fetch(y, &mut ys, item2.as_ref().unwrap(), value2.unwrap());
+        }
+        if let Some((key2, _, a)) = second {
+            self.notify(y, &mut ys, key2, false, NotifyValue::Const(-a));
         }
         self.use_value(y, &mut ys, read);
 
@@ -1737,6 +1785,7 @@ impl Gen {
             }
         }
         self.feature(Feature::Read);
+        self.feature(Feature::ReadsCollectiveOutput);
         let i = self.thread_index(t);
         out.append(&mut self.k.bodies[i]);
         self.k.bodies[i] = out;
@@ -1784,6 +1833,7 @@ impl Gen {
                 self.hazards.insert("a plain buffer read by a later launch");
             }
             let read = self.fetch(t, &mut out, &item, value);
+            self.feature(Feature::ReadsEarlierLaunch);
             self.use_value(t, &mut out, read);
             let i = self.thread_index(t);
             out.append(&mut self.k.bodies[i]);
@@ -1847,10 +1897,16 @@ impl Gen {
         self.k =
             Kernel { rounds, bodies: (0..self.ranks * self.width).map(|_| Vec::new()).collect(), ..Kernel::default() };
         let threads = self.ranks as usize * self.width as usize;
-        let episodes = match (rounds, threads) {
-            (1, t) if t <= 2 => *self.rng.pick(&[1, 2, 2, 3]),
-            (1, _) => *self.rng.pick(&[1, 1, 2, 2, 3]),
-            (_, t) if t <= 2 => *self.rng.pick(&[1, 1, 2]),
+        // Sized so that the unreduced search stays small: fewer episodes
+        // where more blocks interleave or the kernel runs twice, or a
+        // second kernel follows.
+        let two_kernels = self.plan == Plan::Then;
+        let episodes = match (rounds, threads, two_kernels) {
+            (1, t, false) if t <= 2 => *self.rng.pick(&[2, 2, 3, 3, 4]),
+            (1, t, true) if t <= 2 => *self.rng.pick(&[1, 2, 2, 3]),
+            (1, _, false) => *self.rng.pick(&[1, 2, 2, 3]),
+            (1, _, true) => *self.rng.pick(&[1, 1, 2]),
+            (_, t, _) if t <= 2 => *self.rng.pick(&[1, 2, 2]),
             _ => *self.rng.pick(&[1, 1, 1, 2]),
         };
         let reads = match reads {
@@ -2336,5 +2392,153 @@ fn vector_name(len: usize, v: i64) -> String {
         format!("%v{len}m{}", -v)
     } else {
         format!("%v{len}x{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_feature_is_in_at_least_five_percent_of_seeds_0_to_999() {
+        let coverage = coverage(0..1000);
+        let below: Vec<&str> = coverage.below(5.0).iter().map(|f| f.name()).collect();
+        assert!(below.is_empty(), "features in fewer than 5% of the programs: {below:?}\n{}", coverage.table());
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_program() {
+        for seed in [0, 1, 77, 1 << 40, u64::MAX] {
+            let (a, b) = (litmus_program(seed), litmus_program(seed));
+            assert_eq!((a.ranks, &a.text, &a.features), (b.ranks, &b.text, &b.features), "seed {seed}");
+        }
+        assert_ne!(litmus_program(5).text, litmus_program(6).text);
+    }
+
+    /// The texts of seeds 0..200, hashed (FNV-1a): generation uses integer
+    /// arithmetic and ordered maps only, so the digest is the same on every
+    /// platform. A deliberate change of the generator changes it: update it
+    /// then (the test prints the new one).
+    #[test]
+    fn the_programs_are_the_same_on_every_platform() {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for seed in 0..200 {
+            for byte in litmus_program(seed).text.bytes() {
+                hash = (hash ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        assert_eq!(hash, PINNED_DIGEST, "the litmus programs changed: the digest is now {hash:#018x}");
+    }
+
+    const PINNED_DIGEST: u64 = 0x49a3_d612_d115_3351;
+
+    #[test]
+    fn the_first_line_names_the_rank_count() {
+        for seed in 0..200 {
+            let litmus = litmus_program(seed);
+            let first = litmus.text.lines().next().unwrap();
+            assert_eq!(first, format!("// ccl-gen --litmus {seed}: run with ccl-sim --ranks {}", litmus.ranks));
+            assert_eq!(litmus.features.contains(&Feature::ThreeRanks), litmus.ranks == 3);
+        }
+    }
+
+    /// A feature a program claims is in its text, and (for the features an
+    /// op or attribute shows) a feature its text shows is claimed.
+    #[test]
+    fn the_features_claimed_are_the_features_in_the_text() {
+        let lines = |text: &str| text.lines().map(|l| l.trim().to_string()).collect::<Vec<_>>();
+        for seed in 0..400 {
+            let litmus = litmus_program(seed);
+            let text = lines(&litmus.text);
+            let has = |needle: &str| text.iter().any(|l| l.contains(needle));
+            let line_is = |op: &str| text.iter().any(|l| l == op);
+            let notify_down = text.iter().any(|l| {
+                l.starts_with("ccl.notify atomic_add")
+                    && l.split(',').nth(2).is_some_and(|v| v.trim().starts_with("%cm") || v.trim().starts_with("%neg"))
+            });
+            let select_of_views = text.iter().any(|l| l.contains("= arith.select") && l.contains(": memref<"));
+            let signal_on_buffer = text.iter().any(|l| {
+                (l.starts_with("ccl.notify") || l.starts_with("ccl.wait"))
+                    && l.split_whitespace().nth(2) == Some("%sig,")
+            });
+            let exact: Vec<(Feature, bool)> = vec![
+                (Feature::TileStore, has("ccl.tile_store")),
+                (Feature::TensorWrite, has("ccl.tensor_write")),
+                (Feature::Get, has("ccl.get ")),
+                (Feature::RemoteStore, has("ccl.remote_store")),
+                (Feature::Put, has("ccl.put ")),
+                (Feature::Read, has("ccl.read ")),
+                (Feature::TileLoad, has("ccl.tile_load")),
+                (Feature::RemoteLoad, has("ccl.remote_load")),
+                (Feature::RegionInvalidate, has("ccl.cacheinvalid %")),
+                (Feature::WholeInvalidate, line_is("ccl.cacheinvalid")),
+                (Feature::Fence, line_is("ccl.fence")),
+                (Feature::NotifySet, has("ccl.notify set")),
+                (Feature::NotifyAddNegative, notify_down),
+                (Feature::WaitGe, has("ccl.wait ge")),
+                (Feature::WaitEq, has("ccl.wait eq")),
+                (Feature::SelectOfViews, select_of_views),
+                (Feature::OtherViewOps, has("memref.cast") || has("memref.expand_shape")),
+                (Feature::CellSubview, has("= memref.subview %sig")),
+                (
+                    Feature::CellBuffer,
+                    has("%cell0: memref<1xi32, #ccl.window>")
+                        || has("%cell1: memref<1xi32, #ccl.window>")
+                        || has("%cell2: memref<1xi32, #ccl.window>"),
+                ),
+                (Feature::CellIsElementZero, signal_on_buffer),
+                (Feature::Alloc, has("memref.alloc")),
+                (Feature::CallInKernel, has("func.call @store")),
+                (Feature::TwoBlocks, has("ccl.launch_width = 2")),
+                (Feature::Submit, has("ccl.submit")),
+                (Feature::Barrier, has("ccl.barrier")),
+                (Feature::AllReduce, has("ccl.all_reduce")),
+                (Feature::AllToAllV, has("ccl.all_to_all_v")),
+                (Feature::CollectiveInWrapper, has("func.func @sync")),
+                (Feature::LaunchInHostLoop, has("scf.for %r =")),
+            ];
+            for (feature, shown) in exact {
+                assert_eq!(
+                    litmus.features.contains(&feature),
+                    shown,
+                    "seed {seed}: {} claimed {} but the text shows it {}\n{}",
+                    feature.name(),
+                    litmus.features.contains(&feature),
+                    shown,
+                    litmus.text
+                );
+            }
+            // Claimed, so in the text.
+            let implied: Vec<(Feature, bool)> = vec![
+                (Feature::NotifyAddPositive, has("ccl.notify atomic_add")),
+                (Feature::Subview, has("memref.subview")),
+                (Feature::ForLoop, has("scf.for %")),
+                (Feature::PureWaitLoop, has("scf.for %wl")),
+                (
+                    Feature::IfOnMemory,
+                    has("arith.cmpi sge, %s") || has("arith.cmpi eq, %r") || has("arith.cmpi eq, %t"),
+                ),
+                (Feature::IndexFromMemory, has("arith.index_cast %d")),
+                (Feature::SignalCellGmRead, has("= ccl.read %cell") || has("= ccl.read %sig")),
+                (Feature::MarkersAtRandom, has("ccl.fence") || has("ccl.cacheinvalid")),
+                (Feature::TwoLaunches, has("%r1) ") || has("%r1)") || has("scf.for %r =")),
+            ];
+            for (feature, shown) in implied {
+                if litmus.features.contains(&feature) {
+                    assert!(shown, "seed {seed}: {} claimed but not in the text\n{}", feature.name(), litmus.text);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_has_a_line_per_feature() {
+        let coverage = coverage(0..20);
+        let table = coverage.table();
+        assert_eq!(table.lines().count(), Feature::ALL.len() + 1);
+        let names: BTreeSet<&str> = Feature::ALL.iter().map(|f| f.name()).collect();
+        assert_eq!(names.len(), Feature::ALL.len(), "two features share a name");
+        assert_eq!(coverage.programs, 20);
+        assert!(coverage.count(Feature::IfOnRankOrBlock) == 20);
     }
 }
