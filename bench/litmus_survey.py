@@ -21,7 +21,7 @@ a different kind is listed apart, as information).
     python3 bench/litmus_survey.py --baseline '--reference' --json out.json
 
 It needs the release build (cargo build --release) and writes
-bench/litmus_results.json (or --json FILE).
+target/litmus_survey.json (or --json FILE): every run, for analysis.
 """
 
 import argparse
@@ -170,7 +170,8 @@ def main():
     parser.add_argument("--max-states", type=int, default=1_000_000)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per ccl-sim run")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--json", default=os.path.join(ROOT, "bench", "litmus_results.json"))
+    parser.add_argument("--json", default=os.path.join(ROOT, "target", "litmus_survey.json"),
+                        help="where to write every run (default target/litmus_survey.json)")
     args = parser.parse_args()
     first, end = (int(x) for x in args.seeds.split(":"))
     known = {"baseline": args.baseline.split(), "on": ["--por", "on"], "dpor": ["--por", "dpor"],

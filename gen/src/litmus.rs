@@ -1114,26 +1114,20 @@ impl Gen {
                     self.hazards.insert("a plain buffer read by another block");
                 }
                 let window = matches!(d.buf, Buf::Win(_));
-                let mut base = self.fresh_value();
+                let first = self.fresh_value();
                 if window && !twice && !read_back && self.rng.chance(18) {
-                    self.store_by_call(out, d, base);
-                    return Value { base, step: 0 };
+                    self.store_by_call(out, d, first);
+                    return Value { base: first, step: 0 };
                 }
-                for round in 0..if twice { 2 } else { 1 } {
-                    if round == 1 {
-                        base = self.fresh_value();
-                    }
-                    let v = self.value(out, base);
-                    let (at, ty) = self.element(out, d.buf, d.elem);
+                let base = self.once_or_twice(out, first, twice, |g, out, base| {
+                    let v = g.value(out, base);
+                    let (at, ty) = g.element(out, d.buf, d.elem);
                     out.push(Stmt::Op(format!("ccl.tensor_write {at}, {v} : {ty}, i32")));
-                    self.feature(Feature::TensorWrite);
+                    g.feature(Feature::TensorWrite);
                     if twice || read_back {
-                        self.write_back(x, out, d);
+                        g.write_back(x, out, d);
                     }
-                }
-                if twice {
-                    self.feature(Feature::TwoWritesInFlight);
-                }
+                });
                 if read_back {
                     let (at, ty) = self.element(out, d.buf, d.elem);
                     let r = self.name("back");
@@ -1144,23 +1138,17 @@ impl Gen {
                 Value { base, step: 0 }
             }
             Publish::TileStore => {
-                let mut base = self.fresh_value();
-                for round in 0..if twice { 2 } else { 1 } {
-                    if round == 1 {
-                        base = self.fresh_value();
-                    }
-                    let v = self.vector(out, d.len, base);
-                    let (buf, ty) = (self.buf_name(d.buf), self.buf_ty(d.buf));
-                    let e = self.ix(d.elem);
+                let first = self.fresh_value();
+                let base = self.once_or_twice(out, first, twice, |g, out, base| {
+                    let v = g.vector(out, d.len, base);
+                    let (buf, ty) = (g.buf_name(d.buf), g.buf_ty(d.buf));
+                    let e = g.ix(d.elem);
                     out.push(Stmt::Op(format!("ccl.tile_store {v}, {buf}[{e}] : vector<{}xi32>, {ty}", d.len)));
-                    self.feature(Feature::TileStore);
+                    g.feature(Feature::TileStore);
                     if twice || read_back {
-                        self.write_back(x, out, d);
+                        g.write_back(x, out, d);
                     }
-                }
-                if twice {
-                    self.feature(Feature::TwoWritesInFlight);
-                }
+                });
                 if read_back {
                     let (buf, ty) = (self.buf_name(d.buf), self.buf_ty(d.buf));
                     let e = self.ix(d.elem);
@@ -1184,47 +1172,27 @@ impl Gen {
                 self.feature(Feature::PeerIsSelf);
                 Value { base, step: 0 }
             }
-            Publish::RemoteStore => {
-                let mut base = self.fresh_value();
+            Publish::RemoteStore | Publish::Put => {
+                let first = self.fresh_value();
+                let staged = (item.publish == Publish::Put).then(|| self.staging(x, out, d.len));
                 let (dst, dst_ty) = self.view(x, out, d);
                 let peer = self.peer(x, d.rank);
-                for round in 0..if twice { 2 } else { 1 } {
-                    if round == 1 {
-                        base = self.fresh_value();
+                let base = self.once_or_twice(out, first, twice, |g, out, base| match &staged {
+                    Some((src, src_ty, _)) => {
+                        g.fill(out, src, src_ty, d.len, base);
+                        out.push(Stmt::Op(format!("ccl.put {dst}, {src}, {peer} : {dst_ty}, {src_ty}, i32")));
+                        g.feature(Feature::Put);
                     }
-                    let (v, v_ty) = if d.len == 1 && self.rng.chance(70) {
-                        (self.value(out, base), "i32".to_string())
-                    } else {
-                        (self.vector(out, d.len, base), format!("vector<{}xi32>", d.len))
-                    };
-                    out.push(Stmt::Op(format!("ccl.remote_store {v}, {dst}, {peer} : {v_ty}, {dst_ty}, i32")));
-                    self.feature(Feature::RemoteStore);
-                }
-                if twice {
-                    self.feature(Feature::TwoWritesInFlight);
-                }
-                if read_back {
-                    self.read_remote(out, &dst, &dst_ty, &peer, d.len, "back");
-                    self.feature(Feature::ReadBackInFlight);
-                }
-                Value { base, step: 0 }
-            }
-            Publish::Put => {
-                let mut base = self.fresh_value();
-                let (src, src_ty, _) = self.staging(x, out, d.len);
-                let (dst, dst_ty) = self.view(x, out, d);
-                let peer = self.peer(x, d.rank);
-                for round in 0..if twice { 2 } else { 1 } {
-                    if round == 1 {
-                        base = self.fresh_value();
+                    None => {
+                        let (v, v_ty) = if d.len == 1 && g.rng.chance(70) {
+                            (g.value(out, base), "i32".to_string())
+                        } else {
+                            (g.vector(out, d.len, base), format!("vector<{}xi32>", d.len))
+                        };
+                        out.push(Stmt::Op(format!("ccl.remote_store {v}, {dst}, {peer} : {v_ty}, {dst_ty}, i32")));
+                        g.feature(Feature::RemoteStore);
                     }
-                    self.fill(out, &src, &src_ty, d.len, base);
-                    out.push(Stmt::Op(format!("ccl.put {dst}, {src}, {peer} : {dst_ty}, {src_ty}, i32")));
-                    self.feature(Feature::Put);
-                }
-                if twice {
-                    self.feature(Feature::TwoWritesInFlight);
-                }
+                });
                 if read_back {
                     self.read_remote(out, &dst, &dst_ty, &peer, d.len, "back");
                     self.feature(Feature::ReadBackInFlight);
@@ -1232,6 +1200,26 @@ impl Gen {
                 Value { base, step: 0 }
             }
         }
+    }
+
+    /// Writes with `first`, and, when `twice`, again with a fresh value:
+    /// two writes of each element in flight together. Returns the value
+    /// written last.
+    fn once_or_twice(
+        &mut self,
+        out: &mut Vec<Stmt>,
+        first: i64,
+        twice: bool,
+        mut write: impl FnMut(&mut Self, &mut Vec<Stmt>, i64),
+    ) -> i64 {
+        write(self, out, first);
+        if !twice {
+            return first;
+        }
+        let second = self.fresh_value();
+        write(self, out, second);
+        self.feature(Feature::TwoWritesInFlight);
+        second
     }
 
     /// One element per iteration of an `scf.for` (as many as `d` has):
