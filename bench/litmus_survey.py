@@ -4,7 +4,8 @@ reduced searches against the unreduced one.
 
 For each seed: the program is generated, checked by ccl-opt (parse and
 verify), and, raw and after ccl-insert-comm-fence, run by ccl-sim
-exhaustively in the unreduced mode (`--no-reduction --por off`: every ccl
+exhaustively (and, with `--variants`, after the minimal placement: the insert
+pass then ccl-sink-comm-markers) in the unreduced mode (`--no-reduction --por off`: every ccl
 op a scheduling point, every interleaving; the baseline until the reference
 interpreter, `ccl-sim --reference`, lands: `--baseline` names the flags) and in
 each reduced mode (`--por on`, the default; `--por dpor`; `--por off`
@@ -37,6 +38,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("CCLIR_BENCH_BIN", os.path.join(ROOT, "target", "release"))
 INSERT = "builtin.module(ccl-insert-comm-fence)"
+# The minimal placement without the checker (which rejects the programs that race whatever the markers).
+MINIMAL = "builtin.module(ccl-insert-comm-fence,func.func(ccl-sink-comm-markers))"
+VARIANTS = {"inserted": INSERT, "minimal": MINIMAL}
 RANKS = re.compile(r"^// ccl-gen --litmus \d+: run with ccl-sim --ranks (\d+)")
 CLEAN = re.compile(r"no race: (\d+) states explored")
 FOUND = re.compile(r"found after (\d+) states")
@@ -94,12 +98,16 @@ def survey_seed(seed, modes, args):
     if not result["verifies"]:
         result["error"] = check.stderr.decode(errors="replace")[:2000]
         return result
-    inserted = subprocess.run([tool("ccl-opt"), "-", "-p", INSERT], input=text, capture_output=True)
-    programs = {"raw": text}
-    if inserted.returncode == 0:
-        programs["inserted"] = inserted.stdout
-    else:
-        result["insert_error"] = inserted.stderr.decode(errors="replace")[:2000]
+    programs = {}
+    for variant in args.variants:
+        if variant == "raw":
+            programs["raw"] = text
+            continue
+        placed = subprocess.run([tool("ccl-opt"), "-", "-p", VARIANTS[variant]], input=text, capture_output=True)
+        if placed.returncode == 0:
+            programs[variant] = placed.stdout
+        else:
+            result[f"{variant}_error"] = placed.stderr.decode(errors="replace")[:2000]
     for variant, program in programs.items():
         result[variant] = {name: simulate(program, ranks, flags, args) for name, flags in modes.items()}
     return result
@@ -112,11 +120,11 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def summarize(results, modes, baseline_name):
+def summarize(results, modes, baseline_name, variants):
     lines = []
     verified = sum(1 for r in results if r["verifies"])
     lines.append(f"programs: {len(results)}, verify under ccl-opt: {verified}")
-    for variant in ("raw", "inserted"):
+    for variant in variants:
         runs = [r[variant][baseline_name] for r in results if variant in r]
         counts = {v: sum(1 for x in runs if x["verdict"] == v) for v in VERDICTS}
         others = sorted({x["verdict"] for x in runs} - set(VERDICTS))
@@ -136,7 +144,7 @@ def summarize(results, modes, baseline_name):
             continue
         differ, kinds, inconclusive = [], [], []
         for r in results:
-            for variant in ("raw", "inserted"):
+            for variant in variants:
                 if variant not in r:
                     continue
                 base, other = r[variant][baseline_name]["verdict"], r[variant][name]["verdict"]
@@ -147,7 +155,7 @@ def summarize(results, modes, baseline_name):
                     differ.append((r["seed"], variant, base, other))
                 elif base != other:
                     kinds.append((r["seed"], variant, base, other))
-        runs = sum(1 for r in results for v in ("raw", "inserted") if v in r)
+        runs = sum(1 for r in results for v in variants if v in r)
         lines.append(f"{name}: {len(differ)} of {runs} runs differ from {baseline_name} "
                      f"(finding vs none); {len(kinds)} report another kind of finding; "
                      f"{len(inconclusive)} without a verdict in one of them")
@@ -165,6 +173,8 @@ def main():
     parser.add_argument("--seeds", default="0:1000", help="FIRST:END (END excluded)")
     parser.add_argument("--modes", default="baseline,on,dpor,off",
                         help="comma-separated: baseline, on, dpor, off (plain --por off)")
+    parser.add_argument("--variants", default="raw,inserted",
+                        help="comma-separated: raw, inserted (the rules' markers), minimal (then ccl-sink-comm-markers)")
     parser.add_argument("--baseline", default="--no-reduction --por off",
                         help="ccl-sim flags of the search the others are held against")
     parser.add_argument("--max-states", type=int, default=1_000_000)
@@ -174,6 +184,10 @@ def main():
                         help="where to write every run (default target/litmus_survey.json)")
     args = parser.parse_args()
     first, end = (int(x) for x in args.seeds.split(":"))
+    args.variants = args.variants.split(",")
+    for variant in args.variants:
+        if variant != "raw" and variant not in VARIANTS:
+            sys.exit(f"litmus_survey.py: unknown variant '{variant}' (raw, inserted, minimal)")
     known = {"baseline": args.baseline.split(), "on": ["--por", "on"], "dpor": ["--por", "dpor"],
              "off": ["--por", "off"]}
     modes = {}
@@ -189,12 +203,16 @@ def main():
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(lambda s: survey_seed(s, modes, args), range(first, end)))
-    summary = summarize(results, modes, "baseline")
+    summary = summarize(results, modes, "baseline", args.variants)
     summary += f"\nwall time: {time.monotonic() - start:.0f} s ({args.jobs} jobs)"
     print(summary)
     with open(args.json, "w") as out:
         json.dump({"seeds": [first, end], "modes": {k: " ".join(v) for k, v in modes.items()},
                    "results": results, "summary": summary}, out, indent=1)
+    for variant in args.variants:
+        failed = [r["seed"] for r in results if f"{variant}_error" in r]
+        if failed:
+            print(f"seeds ccl-opt cannot place {variant} markers in: {failed}", file=sys.stderr)
     not_verified = [r["seed"] for r in results if not r["verifies"]]
     if not_verified:
         print(f"seeds that do not verify: {not_verified}", file=sys.stderr)
