@@ -29,6 +29,7 @@
 use std::fmt::Write;
 
 pub mod exchange;
+pub mod litmus;
 pub mod protocol;
 
 /// The most ops `ccl-gen --ops` asks for: ten times the benchmarks' largest
