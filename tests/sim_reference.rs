@@ -14,17 +14,22 @@
 //! reference to the same finding (`cclir::sim::crosscheck`). Random
 //! schedules that end without a finding replay too.
 //!
-//! The programs: every exhaustive `ccl-sim` run of `lit-tests/Sim/*.mlir`,
-//! the generated exchange programs (raw, with the markers inserted, with
-//! each marker deleted), and the lowered all_to_all_v protocol at P = 2.
-//! `CCLIR_REFERENCE_CASES` sets how many exchange seeds (default 40
-//! optimized, 8 in a debug build).
+//! The programs: the litmus programs of `ccl-gen --litmus`, which reach
+//! every rule of the execution model (raw, with the rules' markers, with the
+//! minimal placement; per-feature coverage printed), every exhaustive
+//! `ccl-sim` run of `lit-tests/Sim/*.mlir`, the generated exchange programs
+//! (raw, with the markers inserted, with each marker deleted), and the
+//! lowered all_to_all_v protocol at P = 2. `CCLIR_REFERENCE_LITMUS` and
+//! `CCLIR_REFERENCE_CASES` set how many litmus and exchange seeds. The
+//! campaign of bench/reference_campaign.sh is the ignored test `campaign`
+//! (`CCLIR_CAMPAIGN_SEEDS` litmus seeds, three programs each).
 
 mod common;
 
 use cclir::generator::exchange::exchange_program;
+use cclir::generator::litmus::{litmus_program, Coverage};
 use cclir::generator::protocol::all_to_all_v_program;
-use cclir::sim::{self, crosscheck, EntryArg, Engine, Options, Search, SearchConfig, Store};
+use cclir::sim::{self, crosscheck, Engine, EntryArg, Options, Search, SearchConfig, Store};
 use cclir::Session;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -62,6 +67,8 @@ const MODES: &[Mode] = &[
 /// What the comparison saw.
 #[derive(Default)]
 struct Tally {
+    /// The features of the litmus programs held.
+    coverage: Coverage,
     programs: usize,
     /// Programs the reference did not finish (left out).
     unfinished: usize,
@@ -91,6 +98,30 @@ impl Tally {
         for (mode, count) in &self.no_conclusion {
             println!("  {mode}: no conclusion on {count}");
         }
+        if self.coverage.programs > 0 {
+            println!("  per-feature coverage of the litmus programs held:");
+            for line in self.coverage.table().lines() {
+                println!("    {line}");
+            }
+        }
+    }
+
+    fn merge(&mut self, other: Tally) {
+        self.programs += other.programs;
+        self.unfinished += other.unfinished;
+        for (verdict, count) in other.verdicts {
+            *self.verdicts.entry(verdict).or_default() += count;
+        }
+        self.reference_states += other.reference_states;
+        for (mode, count) in other.no_conclusion {
+            *self.no_conclusion.entry(mode).or_default() += count;
+        }
+        self.replayed += other.replayed;
+        self.disagreements.extend(other.disagreements);
+        self.coverage.programs += other.coverage.programs;
+        for (feature, count) in other.coverage.counts {
+            *self.coverage.counts.entry(feature).or_default() += count;
+        }
     }
 
     fn assert_agrees(&self, what: &str) {
@@ -110,8 +141,89 @@ fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
+/// The pipelines whose outputs are held too: the rules' markers, and the
+/// minimal placement.
+const PLACEMENTS: [(&str, &str); 2] = [
+    ("rules", "builtin.module(ccl-insert-comm-fence)"),
+    ("minimal", "builtin.module(ccl-insert-comm-fence,func.func(ccl-sink-comm-markers))"),
+];
+
+/// Holds every search to the reference on the litmus programs of `seeds`:
+/// each raw and through each placement (an output that does not verify is
+/// counted, not held: the checker's and the sink's own tests judge it).
+fn hold_litmus(seeds: impl Iterator<Item = u64>, tally: &mut Tally) {
+    let session = Session::with_config(cclir::SessionConfig { threading: false, ..Default::default() });
+    let placements: Vec<_> =
+        PLACEMENTS.iter().map(|(name, text)| (*name, session.pipeline(text).expect("a placement pipeline"))).collect();
+    for seed in seeds {
+        let litmus = litmus_program(seed);
+        let what = format!("ccl-gen --litmus {seed} (P = {})", litmus.ranks);
+        let program = session.parse(&litmus.text, "litmus.mlir").expect("a litmus program parses");
+        let before = tally.programs;
+        hold(&program, litmus.ranks, None, &[], &format!("{what}, raw"), tally);
+        for (name, pipeline) in &placements {
+            let mut placed = session.parse(&litmus.text, "litmus.mlir").expect("a litmus program parses");
+            if session.run(pipeline, &mut placed).is_err() {
+                *tally.verdicts.entry(format!("(the {name} placement did not verify)")).or_default() += 1;
+                continue;
+            }
+            hold(&placed, litmus.ranks, None, &[], &format!("{what}, {name} placement"), tally);
+        }
+        for _ in before..tally.programs {
+            tally.coverage.add(&litmus.features);
+        }
+        let _ = session.take_diagnostics();
+    }
+}
+
+#[test]
+fn every_search_agrees_with_the_reference_on_litmus_programs() {
+    let seeds = env_usize("CCLIR_REFERENCE_LITMUS", if cfg!(debug_assertions) { 10 } else { 100 }) as u64;
+    let mut tally = Tally::default();
+    hold_litmus(0..seeds, &mut tally);
+    tally.print("litmus programs");
+    tally.assert_agrees("litmus programs");
+}
+
+/// The campaign of bench/reference_campaign.sh: `CCLIR_CAMPAIGN_SEEDS`
+/// litmus seeds (default 6,700: over 20,000 programs), on every core.
+#[test]
+#[ignore]
+fn campaign() {
+    let seeds = env_usize("CCLIR_CAMPAIGN_SEEDS", 6_700) as u64;
+    let first = env_usize("CCLIR_CAMPAIGN_FIRST", 0) as u64;
+    let workers = sim::available_threads() as u64;
+    let started = std::time::Instant::now();
+    let mut tally = Tally::default();
+    let parts: Vec<Tally> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                scope.spawn(move || {
+                    let mut part = Tally::default();
+                    hold_litmus((first..first + seeds).filter(|s| s % workers == w), &mut part);
+                    part
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a campaign worker")).collect()
+    });
+    for part in parts {
+        tally.merge(part);
+    }
+    tally.print(&format!("campaign, litmus seeds {first}..{} on {workers} threads", first + seeds));
+    println!("campaign time: {:.0} s", started.elapsed().as_secs_f64());
+    tally.assert_agrees("the campaign");
+}
+
 /// Holds every search to the reference on `program`.
-fn hold(program: &cclir::Program<'_>, ranks: u16, entry: Option<&str>, args: &[EntryArg], what: &str, tally: &mut Tally) {
+fn hold(
+    program: &cclir::Program<'_>,
+    ranks: u16,
+    entry: Option<&str>,
+    args: &[EntryArg],
+    what: &str,
+    tally: &mut Tally,
+) {
     let text = program.to_text();
     let compiled = sim::compile(program.operation_ref(), entry, Some(&text))
         .unwrap_or_else(|e| panic!("{what}: ccl-sim cannot compile it: {e}\n{text}"));
@@ -139,7 +251,8 @@ fn hold(program: &cclir::Program<'_>, ranks: u16, entry: Option<&str>, args: &[E
         let mut options = Options { max_states: 3_000_000, ..options.clone() };
         (mode.configure)(&mut options);
         let (machine, outcome) = sim::run(compiled.clone(), &options).expect("the machine runs it");
-        match crosscheck::judge(&machine, &reference, &explored, &outcome) {
+        let exhaustive = matches!(options.search, Search::Exhaustive);
+        match crosscheck::judge(&machine, &reference, &explored, &outcome, exhaustive) {
             Ok(crosscheck::Verdict::NoConclusion) => *tally.no_conclusion.entry(mode.name).or_default() += 1,
             Ok(crosscheck::Verdict::Found(_)) => tally.replayed += 1,
             Ok(crosscheck::Verdict::Clean) => {}
@@ -169,7 +282,7 @@ fn hold(program: &cclir::Program<'_>, ranks: u16, entry: Option<&str>, args: &[E
 
 #[test]
 fn every_search_agrees_with_the_reference_on_exchange_programs() {
-    let cases = env_usize("CCLIR_REFERENCE_CASES", if cfg!(debug_assertions) { 8 } else { 40 });
+    let cases = env_usize("CCLIR_REFERENCE_CASES", if cfg!(debug_assertions) { 3 } else { 10 });
     let session = Session::with_config(cclir::SessionConfig { threading: false, ..Default::default() });
     let insert = session.pipeline("builtin.module(ccl-insert-comm-fence)").expect("insert pipeline");
     let mut tally = Tally::default();
@@ -255,7 +368,11 @@ fn lit_runs(text: &str) -> Vec<LitRun> {
         let pipeline = match words.iter().position(|w| w == "ccl-opt") {
             Some(opt) if opt < at => {
                 let opt_args: Vec<&String> = words[opt + 1..at].iter().collect();
-                opt_args.iter().position(|a| *a == "-p" || *a == "--pass-pipeline").and_then(|i| opt_args.get(i + 1)).map(|p| p.to_string())
+                opt_args
+                    .iter()
+                    .position(|a| *a == "-p" || *a == "--pass-pipeline")
+                    .and_then(|i| opt_args.get(i + 1))
+                    .map(|p| p.to_string())
             }
             _ => None,
         };

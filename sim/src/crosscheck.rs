@@ -114,7 +114,8 @@ fn follow(
             }
             // A kernel entry is launched by the reference's initial state.
             EventKind::Launch { .. }
-                if step == 0 && mirror.threads[t as usize].frames.is_empty()
+                if step == 0
+                    && mirror.threads[t as usize].frames.is_empty()
                     && matches!(mirror.threads[t as usize].status, Status::Joining { .. }) => {}
             EventKind::Launch { .. } => take(reference, mirror, reference::Action::Step(t), step)?,
             EventKind::Join { .. } => {
@@ -225,22 +226,24 @@ pub enum Verdict {
     NoConclusion,
 }
 
-/// Holds the machine's `outcome` (a search of `machine`) to what the
-/// reference reached (`explored`, complete): a clean outcome where the
-/// reference finds nothing; a finding of a kind the reference reaches, whose
-/// schedule replays in the reference to the same finding. `Err` says how
-/// they disagree.
+/// Holds the machine's `outcome` (a search of `machine`; `exhaustive` if it
+/// claims every schedule) to what the reference reached (`explored`,
+/// complete): a clean exhaustive outcome where the reference finds nothing
+/// (random schedules claim only themselves); a finding of a kind the
+/// reference reaches, whose schedule replays in the reference to the same
+/// finding. `Err` says how they disagree.
 pub fn judge(
     machine: &Machine,
     reference: &Reference,
     explored: &reference::Exploration,
     outcome: &crate::explore::Outcome,
+    exhaustive: bool,
 ) -> Result<Verdict, String> {
     use crate::explore::Outcome;
     let kinds = explored.kinds();
     match outcome {
         Outcome::Limit { .. } => Ok(Verdict::NoConclusion),
-        Outcome::Clean { .. } if kinds.is_empty() => Ok(Verdict::Clean),
+        Outcome::Clean { .. } if kinds.is_empty() || !exhaustive => Ok(Verdict::Clean),
         Outcome::Clean { .. } => Err(format!("the machine found nothing; the reference reaches {}", kind_list(&kinds))),
         Outcome::Found { finding, schedule, .. } => {
             let kind = match &**finding {
@@ -257,8 +260,9 @@ pub fn judge(
                 ));
             }
             let actions: Vec<Action> = schedule.iter().map(|step| step.action).collect();
-            replay(machine, reference, &actions, Ending::Finding(finding))
-                .map_err(|divergence| format!("the machine's schedule to {} does not replay in the reference {divergence}", kind.name()))?;
+            replay(machine, reference, &actions, Ending::Finding(finding)).map_err(|divergence| {
+                format!("the machine's schedule to {} does not replay in the reference {divergence}", kind.name())
+            })?;
             Ok(Verdict::Found(kind))
         }
     }

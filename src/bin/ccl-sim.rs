@@ -332,7 +332,9 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Request, 
             (cli.diagram.is_some(), "--diagram"),
         ];
         if let Some((_, option)) = excluded.iter().find(|(given, _)| *given) {
-            return Err(format!("--reference explores every execution on one thread with its own report: it excludes {option}"));
+            return Err(format!(
+                "--reference explores every execution on one thread with its own report: it excludes {option}"
+            ));
         }
         options.reference = true;
     }

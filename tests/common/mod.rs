@@ -18,6 +18,8 @@ pub fn inserted_lines(before: &str, after: &str, what: &str) -> Vec<usize> {
 }
 
 /// Words of a RUN line, single quotes grouping.
+// Not every test that includes this module reads RUN lines.
+#[allow(dead_code)]
 pub fn shell_words(line: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();

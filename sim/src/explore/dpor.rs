@@ -81,13 +81,30 @@ fn dominated(wait: &Footprint, waiter: Proc, cell: Loc, from: &[Proc], later: &F
     if wait.everything() || later.everything() || from.iter().any(|p| *p != proc && *p != waiter) {
         return false;
     }
-    let adds = later.touches.iter().any(|t| *t == (Part::Elem(cell), Touch::Add));
+    let adds = later.touches.contains(&(Part::Elem(cell), Touch::Add));
     let lowers = later.touches.iter().any(|(part, _)| *part == Part::Lowers(cell));
     let elsewhere = wait.touches.iter().any(|(part, touch)| {
         *part != Part::Elem(cell)
             && later.touches.iter().any(|(other, theirs)| other == part && touch.conflicts(*theirs))
     });
     adds && !lowers && !elsewhere
+}
+
+/// Whether the only conflict of `earlier` with `later` is a failed attempt
+/// of `earlier`'s at a wait (`Part::Attempt`) that `later` changes the cell
+/// of. The two are independent: either way round the thread rests at the
+/// wait (its pass is a step of its own, ordered with every change by its
+/// own races) and the state is the same; the attempt records its read only
+/// so that a change before it is in a race with it (the thread might have
+/// got there first, and passed before the change).
+fn attempt_only(earlier: &Footprint, later: &Footprint) -> bool {
+    !earlier.everything()
+        && !later.everything()
+        && earlier.touches.iter().all(|(part, touch)| {
+            later.touches.iter().filter(|(other, _)| other == part).all(|(_, theirs)| {
+                !touch.conflicts(*theirs) || (matches!(part, Part::Attempt(_)) && *touch == Touch::Read)
+            })
+        })
 }
 
 /// A set of events of the current execution, by their position.
@@ -273,22 +290,41 @@ impl Search<'_> {
     /// Records the event just taken at depth `n` and adds, for each race it
     /// ends, a process that reverses it to the backtrack set before the race.
     fn races(&mut self, n: usize, proc: Proc, footprint: &Footprint) -> Events {
-        let deps = self.index.dependencies(n, proc, footprint);
+        let deps: Vec<usize> = self
+            .index
+            .dependencies(n, proc, footprint)
+            .into_iter()
+            .filter(|&d| {
+                let earlier = self.levels[d].current.as_ref().expect("an event of the execution");
+                earlier.proc == proc || !attempt_only(&earlier.footprint, footprint)
+            })
+            .collect();
+        // A wait's race with this event that is `dominated` is not reversed;
+        // what happens before this event only through that wait is then in
+        // a race with it of its own (the wait may come after it).
+        let dominated_by: Vec<bool> = deps
+            .iter()
+            .map(|&d| {
+                let event = self.levels[d].current.as_ref().expect("an event of the execution");
+                event.proc != proc
+                    && event.waited.as_ref().is_some_and(|(cell, from)| {
+                        dominated(&event.footprint, event.proc, *cell, from, footprint, proc)
+                    })
+            })
+            .collect();
         let mut past = Events::default();
         let mut through = Events::default();
-        for &d in &deps {
+        for (&d, &skipped) in deps.iter().zip(&dominated_by) {
             let event = self.levels[d].current.as_ref().expect("an event of the execution");
             past.union(&event.past);
-            through.union(&event.past);
+            if !skipped {
+                through.union(&event.past);
+            }
             past.insert(d);
         }
-        for &e in deps.iter().filter(|e| !through.contains(**e)) {
+        for (&e, _) in deps.iter().zip(&dominated_by).filter(|(e, skipped)| !through.contains(**e) && !**skipped) {
             let earlier = self.levels[e].current.as_ref().expect("an event of the execution");
-            if earlier.proc == proc
-                || earlier.waited.as_ref().is_some_and(|(cell, from)| {
-                    dominated(&earlier.footprint, earlier.proc, *cell, from, footprint, proc)
-                })
-            {
+            if earlier.proc == proc {
                 continue;
             }
             // v = notdep(e).e': the events after e that do not happen after

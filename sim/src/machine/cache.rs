@@ -33,7 +33,8 @@ impl Machine {
         self.touch(Part::Meta(loc), Touch::Read);
         self.touch(Part::Elem(loc), Touch::Read);
         let shadow = state.buffers[loc.buffer as usize].shadow[loc.rank as usize].get(&loc.index)?;
-        let newest = shadow.newest.binary_search_by_key(&t, |(thread, _)| *thread).ok().map(|at| shadow.newest[at].1)?;
+        let newest =
+            shadow.newest.binary_search_by_key(&t, |(thread, _)| *thread).ok().map(|at| shadow.newest[at].1)?;
         let is_newest = |cell: &Cell| cell.writer == Some(WriteId { thread: t, seq: newest });
         if let Some(line) = state.caches[t as usize].get(&loc).filter(|line| line.dirty && is_newest(&line.cell)) {
             return Some((line.cell, false));
@@ -123,6 +124,7 @@ impl Machine {
     ) -> Result<(), Fail> {
         self.cell(state, loc, site)?;
         self.lowered(state, loc, None, site)?;
+        self.touch(Part::Attempt(loc), Touch::Write);
         let writer = self.check_write(state, t, loc, site)?;
         Shared::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])[loc.index as usize] =
             Cell { bits, writer: Some(writer) };

@@ -163,7 +163,9 @@ impl Machine {
                 let old = self.cell(state, loc, site)?;
                 // Adds to one cell commute (a wrapping sum, a clock join);
                 // a wait reads the cell, so it is ordered with each.
-                self.touch(Part::Elem(loc), if *add { Touch::Add } else { Touch::Write });
+                let change = if *add { Touch::Add } else { Touch::Write };
+                self.touch(Part::Elem(loc), change);
+                self.touch(Part::Attempt(loc), change);
                 self.note(state, t, Some(site), || EventKind::Notify { cell: loc });
                 let bits = if *add { (old.bits as i64).wrapping_add(v) } else { v };
                 let wrapped = match signal.element {

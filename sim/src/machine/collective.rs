@@ -2,8 +2,8 @@
 //! every rank's host has reached the same one.
 
 use super::races::{join_with, tick};
-use crate::value;
 use super::*;
+use crate::value;
 
 impl Machine {
     /// Runs the collective every host is at, atomically, behind every cache.

@@ -241,6 +241,7 @@ impl Machine {
                 }
                 for (loc, _) in &unit.writes {
                     self.touch(Part::Elem(*loc), Touch::Write);
+                    self.touch(Part::Attempt(*loc), Touch::Write);
                     self.touch(Part::Meta(*loc), Touch::Add);
                 }
                 self.note(next, t, Some(unit.site), || EventKind::Land {
@@ -264,7 +265,10 @@ impl Machine {
                         None => {
                             landed = Err(fail(
                                 Some(unit.site),
-                                format!("a write in flight landed in rank {}'s copy of a buffer it deallocated", loc.rank),
+                                format!(
+                                    "a write in flight landed in rank {}'s copy of a buffer it deallocated",
+                                    loc.rank
+                                ),
                             ))
                         }
                     }
@@ -439,6 +443,14 @@ impl Machine {
             // acquires the least happens-before, and any race of a later
             // wait is a race of this one too.
             // Without eager wake-ups a wait is a step of its own thread.
+            // Without eager wake-ups a wait is a step of its own; coming to
+            // rest at one that does not hold is a failed attempt.
+            CclOp::Wait { .. } if !self.eager_wakeups => {
+                if let Some(wait) = self.wait_at(state, t).filter(|wait| !self.wait_holds(state, *wait)) {
+                    self.touch(Part::Attempt(wait.loc), Touch::Read);
+                }
+                true
+            }
             CclOp::Wait { equal: false, .. } if !self.eager_waits() => true,
             CclOp::Wait { equal: false, .. } => match self.wait_at(state, t) {
                 Some(wait) => {

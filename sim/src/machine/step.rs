@@ -3,9 +3,9 @@
 
 use super::footprint::{Part, Touch};
 use super::races::{join_into, join_with, tick};
+use super::*;
 use crate::value::{lanewise1, lanewise2};
 use crate::views::make_view;
-use super::*;
 
 impl Machine {
     /// The function `t`'s markers count for: its kernel, or the entry for

@@ -10,7 +10,9 @@ impl Reference {
     pub(super) fn memory<'s>(&self, state: &'s State, loc: Loc, site: SiteId) -> Result<&'s Value, Finding> {
         let buffer = &state.buffers[loc.buffer as usize];
         match &buffer.copies[loc.rank as usize] {
-            Copy::Live(values) => values.get(loc.index as usize).ok_or_else(|| error(Some(site), "an access out of its buffer")),
+            Copy::Live(values) => {
+                values.get(loc.index as usize).ok_or_else(|| error(Some(site), "an access out of its buffer"))
+            }
             Copy::Freed => Err(error(Some(site), format!("an access to a buffer rank {} deallocated", loc.rank))),
             Copy::Absent => Err(error(
                 Some(site),
@@ -48,8 +50,10 @@ impl Reference {
     /// `t`'s newest data write of `loc`, if it has not landed: a dirty line
     /// of `t`'s cache or a write in `t`'s queue.
     fn own_unlanded(&self, state: &State, t: ThreadId, loc: Loc) -> Option<Value> {
-        let newest = state.history.get(&loc)?.iter().filter(|a| a.write && a.thread == t).filter_map(|a| a.seq).max()?;
-        let is_newest = |value: &Value| matches!(value.origin, Origin::Write { thread, seq, .. } if thread == t && seq == newest);
+        let newest =
+            state.history.get(&loc)?.iter().filter(|a| a.write && a.thread == t).filter_map(|a| a.seq).max()?;
+        let is_newest =
+            |value: &Value| matches!(value.origin, Origin::Write { thread, seq, .. } if thread == t && seq == newest);
         if let Some(line) = state.caches[t as usize].get(&loc).filter(|line| line.dirty && is_newest(&line.value)) {
             return Some(line.value.clone());
         }
@@ -132,7 +136,14 @@ impl Reference {
 
     /// A read of `loc` by `t` that returned the value `origin` wrote,
     /// checked against the location's history.
-    fn check_read(&self, state: &mut State, t: ThreadId, loc: Loc, origin: &Origin, site: SiteId) -> Result<(), Finding> {
+    fn check_read(
+        &self,
+        state: &mut State,
+        t: ThreadId,
+        loc: Loc,
+        origin: &Origin,
+        site: SiteId,
+    ) -> Result<(), Finding> {
         let clock = state.threads[t as usize].clock.clone();
         let me = Access { thread: t, clock: clock.clone(), write: false, seq: None, site };
         let history = state.history.entry(loc).or_default();
@@ -143,8 +154,9 @@ impl Reference {
         // (a): "a read returning a value older than a write that
         // happens-before it": a write that happens before the read, other
         // than the one read, that the one read happens before.
-        if let Some(newer) =
-            history.iter().find(|w| w.write && w.happens_before(&clock) && !w.wrote(origin) && origin.happens_before(&w.clock))
+        if let Some(newer) = history
+            .iter()
+            .find(|w| w.write && w.happens_before(&clock) && !w.wrote(origin) && origin.happens_before(&w.clock))
         {
             return Err(Finding::Race { kind: RaceKind::StaleRead, loc, first: newer.clone(), second: me });
         }

@@ -13,14 +13,17 @@ impl Reference {
         let at: Vec<(SiteId, &CclOp, Vec<Val>)> = hosts
             .iter()
             .map(|h| match self.instr(state, *h) {
-                Some(Instr::Ccl { site, op }) => (*site, op, state.threads[*h as usize].frames.last().unwrap().regs.clone()),
+                Some(Instr::Ccl { site, op }) => {
+                    (*site, op, state.threads[*h as usize].frames.last().unwrap().regs.clone())
+                }
                 _ => unreachable!("every host is at a collective"),
             })
             .collect();
         let (site, op, _) = &at[0];
         let site = *site;
         if let Some((other, _, _)) = at.iter().find(|(s, o, _)| {
-            std::mem::discriminant(*o) != std::mem::discriminant(*op) || self.program.site(*s).op != self.program.site(site).op
+            std::mem::discriminant(*o) != std::mem::discriminant(*op)
+                || self.program.site(*s).op != self.program.site(site).op
         }) {
             let (a, b) = (self.program.site(site), self.program.site(*other));
             return Err(error(
@@ -37,7 +40,11 @@ impl Reference {
                 })
                 .collect()
         };
-        let loc = |view: &View, rank: usize, n: i64| Loc { rank: rank as u16, buffer: view.buffer, index: view.nth(n) as u32 };
+        let loc = |view: &View, rank: usize, n: i64| Loc {
+            rank: rank as u16,
+            buffer: view.buffer,
+            index: view.nth(n) as u32,
+        };
         let ranks = self.ranks as usize;
         match op {
             CclOp::Barrier => {}
@@ -67,7 +74,8 @@ impl Reference {
             // clamped to the rows per peer) into rows r of q's `recv`, and q's
             // `recv_counts[r]` says how many came.
             CclOp::AllToAllV { send, send_counts, recv, recv_counts } => {
-                let (send, counts, recv, recv_counts) = (views(send)?, views(send_counts)?, views(recv)?, views(recv_counts)?);
+                let (send, counts, recv, recv_counts) =
+                    (views(send)?, views(send_counts)?, views(recv)?, views(recv_counts)?);
                 let alike = |views: &[Arc<View>]| views.iter().all(|v| v.sizes == views[0].sizes);
                 if !(alike(&send) && alike(&recv) && alike(&counts) && alike(&recv_counts)) {
                     return Err(error(Some(site), "all_to_all_v over views of different shapes on different ranks"));

@@ -126,7 +126,10 @@ impl Reference {
             // A call that does not launch runs in this thread.
             Instr::Call { site, callee, args, results, .. } => {
                 if depth >= CALL_DEPTH_LIMIT {
-                    return Err(limit(Some(*site), format!("calls nested deeper than {CALL_DEPTH_LIMIT} (recursion?)")));
+                    return Err(limit(
+                        Some(*site),
+                        format!("calls nested deeper than {CALL_DEPTH_LIMIT} (recursion?)"),
+                    ));
                 }
                 let values: Vec<Val> = args.iter().map(|a| reg(frame, *a)).collect();
                 let callee_frame = self.frame(*callee, &values, results.clone());

@@ -222,7 +222,9 @@ impl Reference {
         let len = crate::value::element_count(shape)
             .and_then(|len| u32::try_from(len).ok())
             .filter(|len| *len <= 1 << 24)
-            .ok_or_else(|| limit(None, format!("a buffer of shape {shape:?} is too large for the reference semantics")))?;
+            .ok_or_else(|| {
+                limit(None, format!("a buffer of shape {shape:?} is too large for the reference semantics"))
+            })?;
         state.buffers.push(Buffer { element, len, copies: vec![Copy::Absent; self.ranks as usize] });
         Ok(state.buffers.len() as u32 - 1)
     }
@@ -267,9 +269,8 @@ impl Reference {
             // "waits for all of them": a join is the host's step once every
             // block has finished and "every in-flight write of its blocks
             // has landed".
-            Status::Joining { first, count } => (first..first + count).all(|b| {
-                state.threads[b as usize].status == Status::Done && state.queues[b as usize].is_empty()
-            }),
+            Status::Joining { first, count } => (first..first + count)
+                .all(|b| state.threads[b as usize].status == Status::Done && state.queues[b as usize].is_empty()),
             Status::Running => match self.instr(state, t) {
                 Some(Instr::Ccl { op, .. }) => match op {
                     // "`wait` blocks until its condition holds."

@@ -140,7 +140,8 @@ impl Reference {
                 tick(state, t);
                 let clock = state.threads[t as usize].clock.clone();
                 if let Copy::Live(values) = &mut state.buffers[loc.buffer as usize].copies[loc.rank as usize] {
-                    values[loc.index as usize] = Value { bits: new as u64, origin: Origin::Notify { thread: t, clock: clock.clone() } };
+                    values[loc.index as usize] =
+                        Value { bits: new as u64, origin: Origin::Notify { thread: t, clock: clock.clone() } };
                 }
                 match state.signal_clocks.get_mut(&loc) {
                     Some(released) if *add => join_clock(released, &clock),
@@ -187,7 +188,8 @@ impl Reference {
             return None;
         };
         let frame = state.threads[t as usize].frames.last()?;
-        let (Val::MemRef(view), Some(expected)) = (&frame.regs[*signal as usize], frame.regs[*expected as usize].as_int())
+        let (Val::MemRef(view), Some(expected)) =
+            (&frame.regs[*signal as usize], frame.regs[*expected as usize].as_int())
         else {
             return None;
         };

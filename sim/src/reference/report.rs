@@ -62,8 +62,14 @@ pub fn finding(reference: &Reference, found: &Found) -> String {
                     continue;
                 }
                 if let Some(site) = reference.site_at(&found.last, t) {
-                    writeln!(out, "{}: note: {} waits at {}", loc(site), thread_name(reference, t), op_at(reference, site))
-                        .unwrap();
+                    writeln!(
+                        out,
+                        "{}: note: {} waits at {}",
+                        loc(site),
+                        thread_name(reference, t),
+                        op_at(reference, site)
+                    )
+                    .unwrap();
                 }
             }
         }

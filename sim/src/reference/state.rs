@@ -117,7 +117,10 @@ pub enum Status {
     Idle,
     Running,
     /// A host waiting for the blocks `first..first + count` of a launch.
-    Joining { first: ThreadId, count: u16 },
+    Joining {
+        first: ThreadId,
+        count: u16,
+    },
     Done,
 }
 
