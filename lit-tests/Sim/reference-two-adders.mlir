@@ -11,7 +11,7 @@
 // RUN: %expect-exit 3 ccl-sim %s --ranks 1 --por dpor 2>&1 | FileCheck %s
 // RUN: %expect-exit 3 ccl-sim %s --ranks 1 --no-reduction --por off 2>&1 | FileCheck %s
 // RUN: %expect-exit 3 ccl-sim %s --ranks 1 --engine stateright 2>&1 | FileCheck %s
-// CHECK: reference-two-adders.mlir:[[@LINE+18]]:10: error: data race: unordered accesses to element 0 of
+// CHECK: reference-two-adders.mlir:[[@LINE+17]]:10: error: data race: unordered accesses to element 0 of
 func.func @k(%x: memref<2xi32, #ccl.window>, %count: memref<1xi32, #ccl.window>)
     attributes {ccl.kind = "aiv"} {
   %c0 = arith.constant 0 : index
