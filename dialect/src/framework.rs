@@ -417,6 +417,11 @@ pub trait Host {
     /// `op`, an op nested in the one the pass runs on, as MLIR's dynamic
     /// pipelines do; whether it succeeded (failures were reported).
     fn run_pipeline(&self, op: OperationRef<'_, '_>, pipeline: &str) -> bool;
+    /// Erases `op`, nested in the op the pass runs on: out of the IR now,
+    /// destroyed after the run (so no reference the pass still holds can
+    /// reach freed memory). Panics if `op` is not nested in that op (or was
+    /// erased already) or a result of it is still used.
+    fn erase(&self, op: OperationRef<'_, '_>);
 }
 
 /// What a pass sees of the tool layer while it runs.
@@ -448,6 +453,17 @@ impl<'h> PassContext<'h> {
 
     pub fn preserved_all(&self) -> bool {
         self.preserved_all
+    }
+
+    /// Erases `op` ([`Eraser::erase`]).
+    pub fn erase(&self, op: OperationRef<'_, '_>) {
+        self.host.erase(op);
+    }
+
+    /// What erases ops for this run, for the parts of a pass that do not
+    /// hold the context (a walk's state); it borrows nothing of the context.
+    pub fn eraser(&self) -> Eraser<'h> {
+        Eraser { host: self.host }
     }
 
     pub fn parallel_for(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
@@ -489,6 +505,32 @@ impl<'h> PassContext<'h> {
     /// valid and a `T`.
     pub fn cached_parent_analysis<T: Any + Send + Sync>(&self) -> Option<&'h T> {
         self.host.cached_parent_analysis().and_then(|value| value.downcast_ref::<T>())
+    }
+}
+
+/// Erases ops during a pass run ([`PassContext::eraser`]).
+#[derive(Clone, Copy)]
+pub struct Eraser<'h> {
+    host: &'h dyn Host,
+}
+
+impl Eraser<'_> {
+    /// Erases `op`, nested in the op the pass runs on, whose results have
+    /// no uses left (replace them first): it leaves the IR at once (walks
+    /// and links no longer reach it, and a walk in progress goes on after
+    /// it), and is destroyed when the run ends, so the references to it the
+    /// pass still holds stay valid until then: collect ops, then erase
+    /// them, or erase as a walk meets them. Panics (an internal error of
+    /// the pass) on an op erased already or not nested in the op the pass
+    /// runs on.
+    pub fn erase(self, op: OperationRef<'_, '_>) {
+        self.host.erase(op);
+    }
+}
+
+impl fmt::Debug for Eraser<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Eraser")
     }
 }
 

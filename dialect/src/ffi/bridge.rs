@@ -9,6 +9,7 @@
 //! so this crate does not depend on the passes.
 
 use super::{
+    rewrite::Erasures,
     strings::{leak_c, string_ref},
     sys,
 };
@@ -340,11 +341,23 @@ unsafe extern "C" fn run(
         // SAFETY: the slot holds a boxed `State` (made just above or by an
         // earlier run of this instance).
         let pass = unsafe { &mut *(*slot as *mut State) };
+        // SAFETY: `op` is live (above), and stays so until the erasures
+        // are finished below, after `run` returned: every reference the
+        // pass made into it had the call's lifetime.
+        let erasures = unsafe { Erasures::new(op) };
         // SAFETY: `op` is live (above).
-        let host = MlirHost { context: unsafe { mlir_sys::mlirOperationGetContext(op) }, instance };
+        let host = MlirHost { context: unsafe { mlir_sys::mlirOperationGetContext(op) }, instance, erasures };
         let mut cx = PassContext::new(&host);
         let result = pass.run(operation, &mut cx);
-        (result, cx.preserved_all())
+        let preserved_all = cx.preserved_all();
+        let result = match host.erasures.finish() {
+            Ok(()) => result,
+            Err(message) => {
+                emit(Report::error(operation.location(), format!("pass '{}': {message}", info.argument)));
+                Err(crate::framework::PassFailed)
+            }
+        };
+        (result, preserved_all)
     });
     match outcome {
         Ok((Ok(()), true)) => sys::CCL_RUN_PRESERVED_ALL,
@@ -379,6 +392,8 @@ struct MlirHost {
     context: mlir_sys::MlirContext,
     /// The running C++ pass instance.
     instance: *mut c_void,
+    /// The ops the run erased, destroyed when it returns.
+    erasures: Erasures,
 }
 
 impl Host for MlirHost {
@@ -412,6 +427,10 @@ impl Host for MlirHost {
         // live and nested in its op (which the pass checked); MLIR runs the
         // pipeline on it and reports its errors itself.
         unsafe { sys::cclPassRunPipeline(self.instance, string_ref(pipeline), op.to_raw()) }.value == 1
+    }
+
+    fn erase(&self, op: OperationRef<'_, '_>) {
+        self.erasures.erase(op);
     }
 }
 
