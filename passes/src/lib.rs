@@ -16,11 +16,11 @@ pub mod nested_modules;
 pub mod sink_comm_markers;
 pub mod verify_comm_order;
 
-/// The pass-description types (defined beside the pass bridge, in the
-/// dialect crate, so that neither crate depends on the other).
-pub use cclir_dialect::framework;
+/// What a pass is (`cclir-pass-framework`, which the pass bridge registers
+/// with MLIR).
+pub use cclir_pass_framework as framework;
 /// The macros that declare a pass's options and statistics.
-pub use cclir_dialect::{pass_options, pass_statistics};
+pub use cclir_pass_framework::{pass_options, pass_statistics};
 
 #[cfg(test)]
 mod test_support;

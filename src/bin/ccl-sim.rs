@@ -11,13 +11,13 @@
 //! 1: bad input, a runtime error of the program, or a limit reached before
 //! the search finished ("no conclusion").
 //!
-//! Its entry point is C's `main` (`cclir_dialect::c_main!`, which says why):
+//! Its entry point is C's `main` (`cclir_process::c_main!`, which says why):
 //! a closed standard output must be seen, or the verdict would be lost
 //! without an error.
 #![no_main]
 #![forbid(unsafe_code)]
 
-use cclir::dialect::ffi::{allocator, streams};
+use cclir::process::{allocator, streams};
 use cclir::sim::{self, memory, report, EntryArg, Options, Outcome, Search};
 use clap::builder::{OsStringValueParser, TypedValueParser};
 use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -565,7 +565,7 @@ fn main_with_exit_code() -> i32 {
     }
 }
 
-cclir::dialect::c_main!(main_with_exit_code);
+cclir::process::c_main!(main_with_exit_code);
 
 /// mimalloc, reporting what it holds to `sim::memory` (the `--max-memory`
 /// bound reads it on every state). The search allocates and frees parts of

@@ -13,7 +13,7 @@ use super::{
     strings::{leak_c, string_ref},
     sys,
 };
-use crate::framework::{
+use cclir_pass_framework::{
     check_options, Analysis, CclPass, Counters, Host, OptionKind, OptionSpec, OptionValues, PassContext, PassInfo,
     PipelineInfo, Report, Severity,
 };
@@ -354,7 +354,7 @@ unsafe extern "C" fn run(
             Ok(()) => result,
             Err(message) => {
                 emit(Report::error(operation.location(), format!("pass '{}': {message}", info.argument)));
-                Err(crate::framework::PassFailed)
+                Err(cclir_pass_framework::PassFailed)
             }
         };
         (result, preserved_all)

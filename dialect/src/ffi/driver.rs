@@ -7,10 +7,8 @@ use super::{
     strings::{append_to_vec, byte_ref, bytes, owned, string_ref},
     sys,
 };
-use crate::{
-    diagnostics::{Diagnostic, DiagnosticSink, Severity},
-    framework::Counters,
-};
+use crate::diagnostics::{Diagnostic, DiagnosticSink, Severity};
+use cclir_pass_framework::Counters;
 use melior::{
     ir::{Operation, OperationRef},
     pass::PassManager,

@@ -2,7 +2,7 @@
 //! (`MlirLspServerMain`) and `ccl-reduce` (`mlirReduceMain`), each with
 //! every upstream dialect and pass, the ccl dialect, and (but for the
 //! language server) the Rust passes of a [`Catalog`]. The work runs on the main thread switched to a large
-//! reserved stack ([`super::stack`]), because MLIR's parser, verifier and
+//! reserved stack (`cclir_process::stack`), because MLIR's parser, verifier and
 //! printer recurse once per nesting level.
 //!
 //! What `ccl-opt` does beyond mlir-opt (checking the input before MLIR
@@ -12,12 +12,15 @@
 
 use super::{
     bridge::{self, guarded, register_rust, set_message, Catalog},
-    crash,
-    stack::{self, Stack},
     strings::{bytes, owned, string_ref},
     sys,
 };
-use crate::{diagnostics::Diagnostic, framework::Counters};
+use crate::diagnostics::Diagnostic;
+use cclir_pass_framework::Counters;
+use cclir_process::{
+    crash,
+    stack::{self, Stack},
+};
 use mlir_sys::{MlirDiagnostic, MlirStringRef};
 use std::{
     ffi::{c_char, c_int, c_void, CString},
@@ -77,7 +80,8 @@ enum CrashHandlers {
 /// code.
 fn run_on_big_stack(handlers: CrashHandlers, main: impl FnOnce(usize, c_int, *mut *mut c_char) -> c_int) -> i32 {
     if handlers == CrashHandlers::Llvm {
-        crash::install_watchdog();
+        // SAFETY: registers LLVM's handlers; no Rust state is involved.
+        crash::install_watchdog(|| unsafe { sys::cclRegisterSignalHandlers() });
     }
     let stack = match Stack::reserve() {
         Ok(stack) => stack,
@@ -277,24 +281,4 @@ pub fn remove_on_signal(path: &std::path::Path, remove: bool) {
     let text = path.to_string_lossy();
     // SAFETY: the glue copies the path before it returns.
     unsafe { sys::cclRemoveFileOnSignal(string_ref(&text), remove) };
-}
-
-/// Defines the C `main` of a tool binary (which declares `#![no_main]`) as
-/// a call of `$body`, a `fn() -> i32`: Rust's runtime would ignore SIGPIPE
-/// and reopen closed standard streams on /dev/null, and mlir-opt does
-/// neither (`ccl-opt x.mlir >&-` fails, `ccl-opt --list-passes | head` ends
-/// quietly). The process's arguments are read through `std::env`.
-///
-/// The exported symbol is what makes this `unsafe_code`: a `#[no_mangle]`
-/// item could clash with another symbol of the same name. It is sound in a
-/// binary with `#![no_main]`, where Rust defines no `main` of its own and
-/// the C runtime calls this one.
-#[macro_export]
-macro_rules! c_main {
-    ($body:path) => {
-        #[no_mangle]
-        pub extern "C" fn main(_argc: ::std::ffi::c_int, _argv: *const *const ::std::ffi::c_char) -> ::std::ffi::c_int {
-            $body()
-        }
-    };
 }
