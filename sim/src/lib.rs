@@ -8,6 +8,7 @@
 //! detection), `explore` chooses schedules (an exhaustive search with
 //! partial-order reduction, or seeded random ones) and `report`, `summary`,
 //! `trace`, `sarif` and `diagram` say what was found.
+#![forbid(unsafe_code)]
 
 pub mod cost;
 pub mod diagram;

@@ -153,6 +153,11 @@ unsafe fn buffer<'d>(data: *const c_char, length: usize) -> &'d [u8] {
     }
 }
 
+/// `ccl-opt`'s input check (the glue calls it before MLIR parses a buffer).
+///
+/// # Safety
+/// `data` points at `length` readable bytes and `name` is readable, for
+/// the call; `message` is null or a writable `const char *`.
 unsafe extern "C" fn check_input(
     data: *const c_char,
     length: usize,
@@ -174,6 +179,11 @@ unsafe extern "C" fn check_input(
 /// again for a thin pointer.
 type Output = Box<dyn OutputSink>;
 
+/// Opens `ccl-opt -o FILE`: a handle for `write_output` and `close_output`.
+///
+/// # Safety
+/// `path` is readable for the call; `message` is null or a writable
+/// `const char *`.
 unsafe extern "C" fn open_output(path: MlirStringRef, message: *mut *const c_char) -> *mut c_void {
     let open = || {
         // SAFETY: the glue passes the path, readable for the call.
@@ -184,6 +194,12 @@ unsafe extern "C" fn open_output(path: MlirStringRef, message: *mut *const c_cha
     unsafe { guarded(std::ptr::null_mut(), message, open) }
 }
 
+/// Writes a chunk of `ccl-opt`'s output to the file of `handle`.
+///
+/// # Safety
+/// `handle` comes from `open_output`, is not closed, and is used by one
+/// call at a time; `data` points at `length` readable bytes for the call;
+/// `message` is null or a writable `const char *`.
 unsafe extern "C" fn write_output(
     handle: *mut c_void,
     data: *const c_char,
@@ -201,6 +217,11 @@ unsafe extern "C" fn write_output(
     unsafe { guarded(0, message, write) }
 }
 
+/// Closes the output file of `handle`, keeping it or not; frees the handle.
+///
+/// # Safety
+/// `handle` comes from `open_output` and is closed once (the glue forgets
+/// it after this call); `message` is null or a writable `const char *`.
 unsafe extern "C" fn close_output(handle: *mut c_void, keep: c_int, message: *mut *const c_char) -> c_int {
     let close = || {
         // SAFETY: a handle from `open_output`, closed once (the glue
@@ -212,6 +233,10 @@ unsafe extern "C" fn close_output(handle: *mut c_void, keep: c_int, message: *mu
     unsafe { guarded(0, message, close) }
 }
 
+/// "Did you mean": the registered name nearest to `unknown`, or null.
+///
+/// # Safety
+/// `unknown` and the `count` strings at `names` are readable for the call.
 unsafe extern "C" fn suggest(unknown: MlirStringRef, names: *const MlirStringRef, count: usize) -> *const c_char {
     let found = crate::panic::catch_in_callback(|| {
         // SAFETY: the glue passes the unknown name and `count` names,
@@ -230,6 +255,11 @@ unsafe extern "C" fn suggest(unknown: MlirStringRef, names: *const MlirStringRef
     }
 }
 
+/// Prints the statistics of the Rust passes of a pipeline run.
+///
+/// # Safety
+/// `pipeline` and the `count` arguments and names are readable, and the
+/// `count` handles at `handles` are live statistics handles, for the call.
 unsafe extern "C" fn print_statistics(
     pipeline: MlirStringRef,
     count: usize,
@@ -256,6 +286,10 @@ unsafe extern "C" fn print_statistics(
     });
 }
 
+/// `--sarif=FILE`: keeps a diagnostic of the run for the log.
+///
+/// # Safety
+/// `diagnostic` is live for the call (MLIR hands handlers live ones).
 unsafe extern "C" fn record_diagnostic(diagnostic: MlirDiagnostic) {
     // A panic must not cross into MLIR's diagnostic engine.
     let _ = crate::panic::catch_in_callback(|| {
@@ -265,6 +299,11 @@ unsafe extern "C" fn record_diagnostic(diagnostic: MlirDiagnostic) {
     });
 }
 
+/// `--sarif=FILE`: writes the diagnostics kept so far.
+///
+/// # Safety
+/// `path` is readable for the call; `message` is null or a writable
+/// `const char *`.
 unsafe extern "C" fn write_sarif(path: MlirStringRef, exit_code: c_int, message: *mut *const c_char) -> c_int {
     let write = || {
         // SAFETY: the glue passes the path, readable for the call.
