@@ -1,4 +1,5 @@
-//! Walking the IR: the ops of a block, the blocks of a region and the
+//! Walking the IR: the ops of a block (either way, and the links between
+//! them melior lacks), the blocks of a region and the
 //! regions of an op as the linked lists MLIR keeps, and a pre-order walk of
 //! everything nested in an op that needs no stack per nesting level and no
 //! allocation per op.
@@ -8,6 +9,27 @@ use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, Operation
 /// The ops of `block`, first to last (the terminator included).
 pub fn ops<'c, 'a>(block: BlockRef<'c, 'a>) -> impl Iterator<Item = OperationRef<'c, 'a>> {
     std::iter::successors(block.first_operation(), |op| op.next_in_block())
+}
+
+/// The op before `op` in its block; `None` for the first op (or an op in
+/// no block). melior's `previous_in_block` panics (MLIR's C API has no such
+/// link); this goes through the glue.
+pub fn previous_in_block<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    // SAFETY: `op` is live; the op before it (or null) is live in the same
+    // block.
+    unsafe { OperationRef::from_option_raw(super::sys::cclOperationGetPrevInBlock(op.to_raw())) }
+}
+
+/// The last op of `block`, whatever it is (melior's `terminator` is only an
+/// op with the terminator trait); `None` for an empty block.
+pub fn last_in_block<'c, 'a>(block: BlockRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    // SAFETY: `block` is live; its last op (or null) is live in it.
+    unsafe { OperationRef::from_option_raw(super::sys::cclBlockGetLastOperation(block.to_raw())) }
+}
+
+/// The ops of `block`, last to first.
+pub fn ops_reversed<'c, 'a>(block: BlockRef<'c, 'a>) -> impl Iterator<Item = OperationRef<'c, 'a>> {
+    std::iter::successors(last_in_block(block), |op| previous_in_block(*op))
 }
 
 /// The blocks of `region`, in region order.
