@@ -24,6 +24,7 @@ pass_options! {
             "used" => "an op whose result is used",
             "root" => "the function the pass runs on",
             "read-after" => "the first fence, then read it and its links",
+            "move-root" => "the first fence, then move the function among the erased ops",
         ], default = "next"),
     }
 }
@@ -69,6 +70,10 @@ impl CclPass for Erase {
                 eraser.erase(constant);
             }
             "root" => eraser.erase(func),
+            "move-root" => {
+                eraser.erase(first);
+                ir::move_to(func, Some(first), first.block().expect("the holder's body"));
+            }
             "read-after" => {
                 eraser.erase(first);
                 // Out of the IR, still allocated: its name reads, and it is
@@ -179,6 +184,12 @@ fn misuses_are_internal_errors() {
             "{mode}: {errors}"
         );
     }
+}
+
+#[test]
+fn a_function_moved_among_the_erased_ops_is_not_destroyed() {
+    let errors = run("move-root").expect_err("the run fails");
+    assert!(errors.contains("the op the pass runs on was moved among the erased ops"), "{errors}");
 }
 
 #[test]

@@ -151,12 +151,19 @@ impl Erasures {
 
     /// Destroys the erased ops, unless a value one of them defines is
     /// still used by an op outside them (the caller wired an erased op's
-    /// result in again): destroying would leave that user with a freed
-    /// operand, so they stay, detached (leaked), and the error says so.
+    /// result in again), or the op the scope runs on was moved among them:
+    /// destroying would leave that user with a freed operand, or the
+    /// scope's owner with a freed op, so they stay, detached (leaked), and
+    /// the error says so.
     fn destroy(&mut self) -> Result<(), String> {
         let holder = self.holder.replace(MlirOperation { ptr: std::ptr::null_mut() });
         if holder.ptr.is_null() || self.root.ptr.is_null() {
             return Ok(());
+        }
+        if is_nested_in(self.root, holder) {
+            // The op the scope runs on (or an op around it) was moved among
+            // the erased ops: its owner still holds it.
+            return Err("internal error: the op the pass runs on was moved among the erased ops".to_string());
         }
         let mut used = false;
         // SAFETY: the holder is live; the walk only reads.
