@@ -25,6 +25,7 @@
 //! recursion, so the nesting depth costs no stack. The PRNG is splitmix64,
 //! so a seed gives the same program on every platform and version of this
 //! crate's dependencies.
+#![forbid(unsafe_code)]
 
 use std::fmt::Write;
 

@@ -7,7 +7,11 @@
 //! execution model (caches, in-flight writes, signals, vector clocks, race
 //! detection), `explore` chooses schedules (an exhaustive search with
 //! partial-order reduction, or seeded random ones) and `report`, `summary`,
-//! `trace`, `sarif` and `diagram` say what was found.
+//! `trace`, `sarif` and `diagram` say what was found. `reference` is the
+//! execution model read literally, with no reduction, that every search is
+//! held to (`crosscheck`); `analysis` holds the static facts the machine's
+//! reductions rest on.
+#![forbid(unsafe_code)]
 
 pub mod analysis;
 pub mod cost;
@@ -17,6 +21,7 @@ pub mod explore;
 pub mod machine;
 pub mod memory;
 pub mod ops;
+pub mod options;
 pub mod program;
 pub mod reference;
 pub mod report;
@@ -30,73 +35,12 @@ pub mod views;
 pub use cost::{Cost, CostRange, RunCost};
 pub use explore::{Bound, Engine, Outcome, SearchConfig, SearchStats, Step, Store};
 pub use machine::{Finding, Limits, Machine, RaceKind};
+pub use options::{EntryArg, Options, Search};
 
 use cclir_support::SourceLoc;
 use program::{Program, Scalar, Ty};
 use std::sync::Arc;
 use value::Val;
-
-/// How to search.
-#[derive(Clone, Debug)]
-pub enum Search {
-    Exhaustive,
-    Random { runs: usize, seed: u64 },
-}
-
-/// A value for one scalar argument of the entry (`--arg rows=1024`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EntryArg {
-    /// The argument's name as the source spells it (`rows` or `%rows`), or
-    /// its position from 0 (`11`).
-    pub key: String,
-    /// An integer (`1024`, `-1`; `true`/`false` for i1) or a float.
-    pub value: String,
-}
-
-/// Options of one simulation.
-#[derive(Clone, Debug)]
-pub struct Options {
-    pub ranks: u16,
-    pub entry: Option<String>,
-    pub search: Search,
-    /// States generated (exhaustive) or steps taken (random) before the
-    /// search stops with no conclusion.
-    pub max_states: usize,
-    /// Local steps, bytes: see [`Limits`].
-    pub limits: Limits,
-    /// The entry's scalar arguments that are not zero.
-    pub args: Vec<EntryArg>,
-    /// The text the module was parsed from: argument names come from it.
-    pub source: Option<Arc<str>>,
-    /// Every ccl op its own scheduling point (for measuring the reduction).
-    pub no_reduction: bool,
-    /// Run the reference semantics (`reference`) instead of the machine:
-    /// every execution, no reduction (`--reference`).
-    pub reference: bool,
-    /// Print each random schedule's steps as they run.
-    pub trace: bool,
-    /// How the exhaustive search runs (its `max_states` is the field
-    /// above).
-    pub search_config: SearchConfig,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            ranks: 2,
-            entry: None,
-            search: Search::Exhaustive,
-            max_states: 2_000_000,
-            limits: Limits::default(),
-            args: Vec::new(),
-            source: None,
-            no_reduction: false,
-            reference: false,
-            trace: false,
-            search_config: SearchConfig { threads: available_threads(), ..SearchConfig::default() },
-        }
-    }
-}
 
 /// A located error about the input.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -13,6 +13,7 @@
 //! so every program printed parses and verifies under ccl-opt. A bad
 //! argument is one line, `ccl-gen: ...` naming the flag (and the bound),
 //! then the usage, on stderr, and exit status 1.
+#![forbid(unsafe_code)]
 
 use cclir_gen::{self as generator, protocol::Shape, Config, MAX_DEPTH, MAX_FUNCTIONS, MAX_OPS};
 use clap::{

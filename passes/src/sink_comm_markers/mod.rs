@@ -20,7 +20,7 @@ pub mod walk;
 mod tests;
 
 use crate::{
-    framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
+    framework::{Anchor, CclPass, Counters, Eraser, OptionValues, PassContext, PassFailed, PassInfo, Report},
     ir, pass_statistics,
 };
 use cclir_dialect::names::{FunctionKind, Interned};
@@ -101,7 +101,7 @@ impl CclPass for SinkCommMarkers {
             return Ok(());
         }
         let names = Interned::cached(&mut self.names, func);
-        let counts = sink(func, names);
+        let counts = sink(func, names, cx.eraser());
         self.stats.moved.add(counts.moved);
         self.stats.merged.add(counts.merged);
         self.stats.hoisted.add(counts.hoisted);
@@ -119,10 +119,10 @@ impl CclPass for SinkCommMarkers {
 /// (`Walker::settled`), walks until none can, so that the output is a
 /// fixed point. Each further walk follows one that erased a fence, so they
 /// end.
-pub fn sink(func: OperationRef<'_, '_>, names: &Interned) -> Counts {
+pub fn sink(func: OperationRef<'_, '_>, names: &Interned, eraser: Eraser<'_>) -> Counts {
     let mut total = Counts::default();
     loop {
-        let mut walker = walk::Walker::new(names);
+        let mut walker = walk::Walker::new(names, eraser);
         walker.function(func);
         total.add(walker.counts);
         if walker.settled() {

@@ -16,7 +16,7 @@ use super::{
     effects::{self, Effect, Flags},
     Counts,
 };
-use crate::{comm_order::trip_guard, ir};
+use crate::{comm_order::trip_guard, framework::Eraser, ir};
 use cclir_dialect::names::{Interned, Name};
 use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, OperationRef};
 use rustc_hash::FxHashMap;
@@ -24,6 +24,7 @@ use rustc_hash::FxHashMap;
 /// The walk of one kernel.
 pub struct Walker<'n, 'c, 'a> {
     names: &'n Interned,
+    eraser: Eraser<'n>,
     pub counts: Counts,
     /// Fences placed at the end of an `scf.if` branch (or in a trip guard)
     /// that a later fence of an enclosing block makes useless if no
@@ -65,9 +66,10 @@ struct BlockWalk<'c, 'a> {
 }
 
 impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
-    pub fn new(names: &'n Interned) -> Self {
+    pub fn new(names: &'n Interned, eraser: Eraser<'n>) -> Self {
         Self {
             names,
+            eraser,
             counts: Counts::default(),
             tentative: Vec::new(),
             kept_for_a_fence: false,
@@ -121,10 +123,10 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
     fn op(&mut self, walk: &mut BlockWalk<'c, 'a>, op: OperationRef<'c, 'a>) {
         walk.seen += 1;
         match effects::of(self.names, op) {
-            Effect::Fence => walk.carry.add(op, Kind::Fence, &mut self.counts),
-            Effect::Invalidate(None) => walk.carry.add(op, Kind::Whole, &mut self.counts),
+            Effect::Fence => walk.carry.add(op, Kind::Fence, &mut self.counts, self.eraser),
+            Effect::Invalidate(None) => walk.carry.add(op, Kind::Whole, &mut self.counts, self.eraser),
             Effect::Invalidate(Some(target)) => {
-                walk.carry.add(op, Kind::Region(ir::ValueKey::of(target)), &mut self.counts)
+                walk.carry.add(op, Kind::Region(ir::ValueKey::of(target)), &mut self.counts, self.eraser)
             }
             Effect::Pure { names_memory } => {
                 if names_memory {
@@ -206,7 +208,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         }
         match leaving {
             Leaving::Nothing => {}
-            Leaving::Always(carry) => walk.carry.absorb(carry, &mut self.counts),
+            Leaving::Always(carry) => walk.carry.absorb(carry, &mut self.counts, self.eraser),
             Leaving::Guarded(carry) => self.guard(walk, op, carry),
         }
     }
@@ -303,7 +305,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         let mut flags = Flags::default();
         let mut common = Carry::default();
         if let (Some((then, _)), Some((otherwise, _))) = (&mut then, &mut otherwise) {
-            common = then.carry.take_common(&mut otherwise.carry, &mut self.counts);
+            common = then.carry.take_common(&mut otherwise.carry, &mut self.counts, self.eraser);
             self.counts.hoisted += common.ops().count() as u64;
             self.kept_for_a_fence |= then.carry.shares_an_invalidate(&otherwise.carry);
         }
@@ -375,9 +377,9 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         let mut guarded = Carry::default();
         for (kind, marker) in carry.into_items() {
             if walk.carry.covers(kind) {
-                merge(marker, &mut self.counts);
+                merge(marker, &mut self.counts, self.eraser);
             } else {
-                guarded.add(marker, kind, &mut self.counts);
+                guarded.add(marker, kind, &mut self.counts, self.eraser);
             }
         }
         if guarded.is_empty() {
@@ -429,7 +431,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         self.place_invalidates(walk);
         let fence = walk.carry.fence.take()?;
         if !walk.unfenced {
-            ir::erase(fence);
+            self.eraser.erase(fence);
             self.counts.dropped += 1;
             return None;
         }
@@ -470,7 +472,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
     /// with no exposure between, does their work.
     fn drop_tentative(&mut self, mark: usize) {
         for fence in self.tentative.drain(mark..) {
-            ir::erase(fence);
+            self.eraser.erase(fence);
             self.counts.dropped += 1;
             self.erased_tentative = true;
         }

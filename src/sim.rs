@@ -1,11 +1,10 @@
-//! `ccl-sim`'s MLIR front end, and the simulator's core re-exported: the
-//! core (`cclir-sim`, the `sim/` crate) needs no MLIR; [`compile`] turns a
-//! parsed module into its program, and [`simulate`] compiles and explores.
-
-pub mod compile;
+//! `ccl-sim` as the library sees it: the simulator's core (`cclir-sim`, the
+//! `sim/` crate, which needs no MLIR) re-exported, its MLIR front end
+//! ([`compile`], `cclir-sim-compile`), and [`simulate`], which compiles and
+//! explores.
 
 pub use cclir_sim::*;
-pub use compile::compile;
+pub use cclir_sim_compile::compile;
 
 /// Compiles `module` and explores it.
 pub fn simulate(module: melior::ir::OperationRef<'_, '_>, options: &Options) -> Result<(Machine, Outcome), InputError> {

@@ -49,6 +49,8 @@ impl<M> Default for Counting<M> {
 // meter beside it is bookkeeping that never touches the memory (nor, by
 // its contract, allocates).
 unsafe impl<M: Meter, A: GlobalAlloc> GlobalAlloc for Counting<M, A> {
+    /// # Safety
+    /// As [`GlobalAlloc::alloc`].
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded as is (see the impl).
         let pointer = unsafe { self.inner.alloc(layout) };
@@ -58,6 +60,8 @@ unsafe impl<M: Meter, A: GlobalAlloc> GlobalAlloc for Counting<M, A> {
         pointer
     }
 
+    /// # Safety
+    /// As [`GlobalAlloc::alloc_zeroed`].
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded as is (see the impl).
         let pointer = unsafe { self.inner.alloc_zeroed(layout) };
@@ -67,12 +71,16 @@ unsafe impl<M: Meter, A: GlobalAlloc> GlobalAlloc for Counting<M, A> {
         pointer
     }
 
+    /// # Safety
+    /// As [`GlobalAlloc::dealloc`].
     unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
         // SAFETY: forwarded as is (see the impl).
         unsafe { self.inner.dealloc(pointer, layout) };
         M::freed(layout.size());
     }
 
+    /// # Safety
+    /// As [`GlobalAlloc::realloc`].
     unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: forwarded as is (see the impl).
         let moved = unsafe { self.inner.realloc(pointer, layout, new_size) };

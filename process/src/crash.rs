@@ -49,11 +49,12 @@ static CRASH_SIGNAL: AtomicI32 = AtomicI32::new(0);
 static TIMER: AtomicUsize = AtomicUsize::new(0);
 static TIMER_MADE: AtomicBool = AtomicBool::new(false);
 
-/// Installs LLVM's signal handlers (as the tool mains would) and puts the
-/// watchdog in front of each crash handler. Call once, before a tool main.
-pub fn install_watchdog() {
-    // SAFETY: registers LLVM's handlers; no Rust state is involved.
-    unsafe { super::sys::cclRegisterSignalHandlers() };
+/// Installs the crash handlers with `install_handlers` (LLVM's, as the tool
+/// mains would: `cclir-dialect` passes the glue's registration) and puts the
+/// watchdog in front of each handler it installed for a fatal signal. Call
+/// once, before a tool main.
+pub fn install_watchdog(install_handlers: impl FnOnce()) {
+    install_handlers();
     // SAFETY: timer_create writes the timer id it is given.
     unsafe {
         let mut event: libc::sigevent = std::mem::zeroed();
@@ -136,6 +137,7 @@ fn end_by(signal: c_int) {
             action.sa_sigaction = libc::SIG_DFL;
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(signal, &action, std::ptr::null_mut());
+            // SAFETY: a signal handler ends the process here.
             unblock(signal);
             libc::raise(signal);
         }
@@ -143,8 +145,14 @@ fn end_by(signal: c_int) {
     }
 }
 
+/// Unblocks `signal` for the calling thread.
+///
+/// # Safety
+/// The caller is a signal handler or otherwise owns the thread's signal
+/// mask (no other code of the thread relies on `signal` staying blocked).
 unsafe fn unblock(signal: c_int) {
-    // SAFETY: the caller is in a signal handler or owns the mask.
+    // SAFETY: the caller's promise; the set is a local, initialised by
+    // sigemptyset before use.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
