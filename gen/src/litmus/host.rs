@@ -105,6 +105,15 @@ impl Gen {
     }
 
     pub(super) fn program(mut self, seed: u64) -> Litmus {
+        self.shape_features();
+        let kernels = self.kernels();
+        let host = self.host();
+        let text = self.text(seed, &kernels, &host);
+        Litmus { ranks: self.ranks, text, features: self.features }
+    }
+
+    /// The features the program's shape has whatever its code.
+    fn shape_features(&mut self) {
         if self.ranks == 3 {
             self.feature(Feature::ThreeRanks);
         }
@@ -114,6 +123,11 @@ impl Gen {
         for cell in &self.cells {
             self.features.insert(if cell.is_some() { Feature::CellSubview } else { Feature::CellBuffer });
         }
+    }
+
+    /// The kernels the plan launches: `k0`, and `k1` after it for
+    /// `Plan::Then`.
+    fn kernels(&mut self) -> String {
         let plan = self.plan;
         let (rounds, stages, after) = match plan {
             Plan::Once => (1, false, false),
@@ -136,7 +150,12 @@ impl Gen {
         if after || plan == Plan::Then {
             self.feature(Feature::LaunchAfterCollective);
         }
+        kernels
+    }
 
+    /// The orchestration function `@main`: the plan's launches and
+    /// collectives.
+    fn host(&mut self) -> String {
         let mut host = String::new();
         let kind = self.rng.pick(&[
             "ccl.kind = \"orchestration\"",
@@ -146,7 +165,7 @@ impl Gen {
         ]);
         writeln!(host, "func.func @main({}) attributes {{{kind}}} {{", self.params()).unwrap();
         writeln!(host, "  %r0 = arith.constant 0 : i32\n  %r1 = arith.constant 1 : i32").unwrap();
-        match plan {
+        match self.plan {
             Plan::Once => self.launch(&mut host, "  ", "k0", "%r0"),
             Plan::OnceThenCollective => {
                 self.launch(&mut host, "  ", "k0", "%r0");
@@ -185,7 +204,12 @@ impl Gen {
             }
         }
         writeln!(host, "  return\n}}").unwrap();
+        host
+    }
 
+    /// The program's text: its header, the helpers, the kernels, the
+    /// collective's wrapper and the host.
+    fn text(&mut self, seed: u64, kernels: &str, host: &str) -> String {
         let mut text = String::new();
         writeln!(text, "// ccl-gen --litmus {seed}: run with ccl-sim --ranks {}", self.ranks).unwrap();
         if !self.hazards.is_empty() {
@@ -195,7 +219,7 @@ impl Gen {
         for helper in &self.helpers {
             text.push_str(helper);
         }
-        text.push_str(&kernels);
+        text.push_str(kernels);
         if self.wrapper && self.has_collective() {
             let op = self.collective_op();
             writeln!(
@@ -206,7 +230,7 @@ impl Gen {
             .unwrap();
             self.feature(Feature::CollectiveInWrapper);
         }
-        text.push_str(&host);
-        Litmus { ranks: self.ranks, text, features: self.features }
+        text.push_str(host);
+        text
     }
 }

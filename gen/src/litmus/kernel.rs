@@ -1,11 +1,9 @@
-//! A kernel: its episodes, the code around them (the all_to_all_v's
-//! staging, reads of a collective's or an earlier kernel's output, random
-//! markers), and its text with the constants and conditions it uses.
+//! A kernel's code: its episodes and the code around them (the
+//! all_to_all_v's staging, reads of a collective's or an earlier kernel's
+//! output, random markers), and the cells' values it leaves.
 
-use super::operands::{const_name, vector_name, CELL_VIEW};
 use super::shape::{Buf, Collective, Data, Fetch, Gen, Item, Kernel, Plan, Publish, Stmt, Thread, Value};
 use super::Feature;
-use std::fmt::Write;
 
 impl Gen {
     // -- kernels -------------------------------------------------------------
@@ -56,79 +54,10 @@ impl Gen {
         self.render_kernel(name)
     }
 
-    fn render_kernel(&mut self, name: &str) -> String {
-        // The body first: it names the constants the preamble defines.
-        let bodies = std::mem::take(&mut self.k.bodies);
-        for body in &bodies {
-            self.features_of_code(body);
-        }
-        let mut body = String::new();
-        let conds = self.dispatch(&mut body, &bodies);
-        let mut pre = String::new();
-        self.c(0);
-        self.c(1);
-        self.c(self.ranks as i64);
-        self.ix(0);
-        self.ix(1);
-        if self.k.rounds > 1 {
-            self.c(1000);
-            writeln!(pre, "  %rk = arith.muli %round, %c1000 : i32").unwrap();
-        }
-        if self.k.uses_first {
-            writeln!(pre, "  %first = arith.cmpi eq, %round, %c0 : i32").unwrap();
-        }
-        let p = self.ranks;
-        writeln!(pre, "  %up = arith.addi %me, %c1 : i32\n  %next = arith.remui %up, %c{p} : i32").unwrap();
-        self.c(p as i64 - 1);
-        writeln!(
-            pre,
-            "  %down = arith.addi %me, {} : i32\n  %prev = arith.remui %down, %c{p} : i32",
-            const_name(p as i64 - 1)
-        )
-        .unwrap();
-        writeln!(
-            pre,
-            "  %nexti = arith.index_cast %next : i32 to index\n  %previ = arith.index_cast %prev : i32 to index"
-        )
-        .unwrap();
-        for (c, cell) in self.cells.clone().iter().enumerate() {
-            if let Some(i) = cell {
-                let e = self.ix(*i);
-                writeln!(
-                    pre,
-                    "  %cell{c} = memref.subview %sig[{e}] [1] [1] : memref<{}xi32, #ccl.window> to {CELL_VIEW}",
-                    self.sig_len
-                )
-                .unwrap();
-            }
-        }
-        for (cond, line) in conds {
-            writeln!(pre, "  {cond} = {line}").unwrap();
-        }
-        let mut out = String::new();
-        let kind = self.rng.pick(&["incore", "aic", "aiv"]).to_string();
-        let width_attr =
-            if self.width_on_function { format!(", ccl.launch_width = {} : i64", self.width) } else { String::new() };
-        writeln!(
-            out,
-            "func.func @{name}({}, %round: i32) attributes {{ccl.kind = \"{kind}\"{width_attr}}} {{",
-            self.params()
-        )
-        .unwrap();
-        writeln!(out, "  %me = ccl.rank : i32\n  %blk = ccl.block_id : index\n  %true = arith.constant true").unwrap();
-        for v in &self.k.i32s {
-            writeln!(out, "  {} = arith.constant {v} : i32", const_name(*v)).unwrap();
-        }
-        for v in &self.k.indices {
-            writeln!(out, "  %i{v} = arith.constant {v} : index").unwrap();
-        }
-        for (len, v) in &self.k.vectors {
-            writeln!(out, "  {} = arith.constant dense<{v}> : vector<{len}xi32>", vector_name(*len, *v)).unwrap();
-        }
-        out.push_str(&pre);
-        out.push_str(&body);
-        out.push_str("  return\n}\n");
-        out
+    /// Appends `stmts` to `t`'s code.
+    pub(super) fn push(&mut self, t: Thread, stmts: Vec<Stmt>) {
+        let i = self.thread_index(t);
+        self.k.bodies[i].extend(stmts);
     }
 
     /// After a kernel: the value each cell copy it used holds.

@@ -104,98 +104,120 @@ impl Gen {
                 self.write_loop(x, out, d, base, true);
                 Value { base, step: 1 }
             }
-            Publish::TensorWrite | Publish::Plain => {
-                if item.publish == Publish::Plain {
-                    self.feature(Feature::PlainWriteReadElsewhere);
-                    self.hazards.insert("a plain buffer read by another block");
-                }
-                let window = matches!(d.buf, Buf::Win(_));
-                let first = self.fresh_value();
-                if window && !twice && !read_back && self.rng.chance(18) {
-                    self.store_by_call(out, d, first);
-                    return Value { base: first, step: 0 };
-                }
-                let base = self.once_or_twice(out, first, twice, |g, out, base| {
-                    let v = g.value(out, base);
-                    let (at, ty) = g.element(out, d.buf, d.elem);
-                    out.push(Stmt::Op(format!("ccl.tensor_write {at}, {v} : {ty}, i32")));
-                    g.feature(Feature::TensorWrite);
-                    if twice || read_back {
-                        g.write_back(x, out, d);
-                    }
-                });
-                if read_back {
-                    let (at, ty) = self.element(out, d.buf, d.elem);
-                    let r = self.name("back");
-                    out.push(Stmt::Op(format!("{r} = ccl.read {at} : {ty} -> i32")));
-                    self.feature(Feature::Read);
-                    self.feature(Feature::ReadBackInFlight);
-                }
-                Value { base, step: 0 }
-            }
-            Publish::TileStore => {
-                let first = self.fresh_value();
-                let base = self.once_or_twice(out, first, twice, |g, out, base| {
-                    let v = g.vector(out, d.len, base);
-                    let (buf, ty) = (g.buf_name(d.buf), g.buf_ty(d.buf));
-                    let e = g.ix(d.elem);
-                    out.push(Stmt::Op(format!("ccl.tile_store {v}, {buf}[{e}] : vector<{}xi32>, {ty}", d.len)));
-                    g.feature(Feature::TileStore);
-                    if twice || read_back {
-                        g.write_back(x, out, d);
-                    }
-                });
-                if read_back {
-                    let (buf, ty) = (self.buf_name(d.buf), self.buf_ty(d.buf));
-                    let e = self.ix(d.elem);
-                    let r = self.name("back");
-                    out.push(Stmt::Op(format!("{r} = ccl.tile_load {buf}[{e}] : {ty} -> vector<{}xi32>", d.len)));
-                    self.feature(Feature::TileLoad);
-                    self.feature(Feature::ReadBackInFlight);
-                }
-                Value { base, step: 0 }
-            }
-            Publish::GetLocal => {
-                // Stage the value in x's own memory, then get it into the
-                // window from x's own rank.
-                let base = self.fresh_value();
-                let (src, src_ty, _) = self.staging(x, out, d.len);
-                self.fill(out, &src, &src_ty, d.len, base);
-                let (dst, dst_ty) = self.view(x, out, d);
-                let peer = self.peer(x, x.rank);
-                out.push(Stmt::Op(format!("ccl.get {dst}, {src}, {peer} : {dst_ty}, {src_ty}, i32")));
-                self.feature(Feature::Get);
-                self.feature(Feature::PeerIsSelf);
-                Value { base, step: 0 }
-            }
-            Publish::RemoteStore | Publish::Put => {
-                let first = self.fresh_value();
-                let staged = (item.publish == Publish::Put).then(|| self.staging(x, out, d.len));
-                let (dst, dst_ty) = self.view(x, out, d);
-                let peer = self.peer(x, d.rank);
-                let base = self.once_or_twice(out, first, twice, |g, out, base| match &staged {
-                    Some((src, src_ty, _)) => {
-                        g.fill(out, src, src_ty, d.len, base);
-                        out.push(Stmt::Op(format!("ccl.put {dst}, {src}, {peer} : {dst_ty}, {src_ty}, i32")));
-                        g.feature(Feature::Put);
-                    }
-                    None => {
-                        let (v, v_ty) = if d.len == 1 && g.rng.chance(70) {
-                            (g.value(out, base), "i32".to_string())
-                        } else {
-                            (g.vector(out, d.len, base), format!("vector<{}xi32>", d.len))
-                        };
-                        out.push(Stmt::Op(format!("ccl.remote_store {v}, {dst}, {peer} : {v_ty}, {dst_ty}, i32")));
-                        g.feature(Feature::RemoteStore);
-                    }
-                });
-                if read_back {
-                    self.read_remote(out, &dst, &dst_ty, &peer, d.len, "back");
-                    self.feature(Feature::ReadBackInFlight);
-                }
-                Value { base, step: 0 }
-            }
+            Publish::TensorWrite | Publish::Plain => self.publish_by_write(x, out, item, twice, read_back),
+            Publish::TileStore => self.publish_by_tile_store(x, out, d, twice, read_back),
+            Publish::GetLocal => self.publish_by_local_get(x, out, d),
+            Publish::RemoteStore | Publish::Put => self.publish_remotely(x, out, item, twice, read_back),
         }
+    }
+
+    /// A `tensor_write` of each element (into a window or a plain buffer),
+    /// sometimes through a helper function.
+    fn publish_by_write(&mut self, x: Thread, out: &mut Vec<Stmt>, item: &Item, twice: bool, read_back: bool) -> Value {
+        let d = item.data;
+        if item.publish == Publish::Plain {
+            self.feature(Feature::PlainWriteReadElsewhere);
+            self.hazards.insert("a plain buffer read by another block");
+        }
+        let window = matches!(d.buf, Buf::Win(_));
+        let first = self.fresh_value();
+        if window && !twice && !read_back && self.rng.chance(18) {
+            self.store_by_call(out, d, first);
+            return Value { base: first, step: 0 };
+        }
+        let base = self.once_or_twice(out, first, twice, |g, out, base| {
+            let v = g.value(out, base);
+            let (at, ty) = g.element(out, d.buf, d.elem);
+            out.push(Stmt::Op(format!("ccl.tensor_write {at}, {v} : {ty}, i32")));
+            g.feature(Feature::TensorWrite);
+            if twice || read_back {
+                g.write_back(x, out, d);
+            }
+        });
+        if read_back {
+            let (at, ty) = self.element(out, d.buf, d.elem);
+            let r = self.name("back");
+            out.push(Stmt::Op(format!("{r} = ccl.read {at} : {ty} -> i32")));
+            self.feature(Feature::Read);
+            self.feature(Feature::ReadBackInFlight);
+        }
+        Value { base, step: 0 }
+    }
+
+    /// A `tile_store` of the item's elements.
+    fn publish_by_tile_store(
+        &mut self,
+        x: Thread,
+        out: &mut Vec<Stmt>,
+        d: Data,
+        twice: bool,
+        read_back: bool,
+    ) -> Value {
+        let first = self.fresh_value();
+        let base = self.once_or_twice(out, first, twice, |g, out, base| {
+            let v = g.vector(out, d.len, base);
+            let (buf, ty) = (g.buf_name(d.buf), g.buf_ty(d.buf));
+            let e = g.ix(d.elem);
+            out.push(Stmt::Op(format!("ccl.tile_store {v}, {buf}[{e}] : vector<{}xi32>, {ty}", d.len)));
+            g.feature(Feature::TileStore);
+            if twice || read_back {
+                g.write_back(x, out, d);
+            }
+        });
+        if read_back {
+            let (buf, ty) = (self.buf_name(d.buf), self.buf_ty(d.buf));
+            let e = self.ix(d.elem);
+            let r = self.name("back");
+            out.push(Stmt::Op(format!("{r} = ccl.tile_load {buf}[{e}] : {ty} -> vector<{}xi32>", d.len)));
+            self.feature(Feature::TileLoad);
+            self.feature(Feature::ReadBackInFlight);
+        }
+        Value { base, step: 0 }
+    }
+
+    /// Stages the value in `x`'s own memory, then gets it into the window
+    /// from `x`'s own rank.
+    fn publish_by_local_get(&mut self, x: Thread, out: &mut Vec<Stmt>, d: Data) -> Value {
+        let base = self.fresh_value();
+        let (src, src_ty, _) = self.staging(x, out, d.len);
+        self.fill(out, &src, &src_ty, d.len, base);
+        let (dst, dst_ty) = self.view(x, out, d);
+        let peer = self.peer(x, x.rank);
+        out.push(Stmt::Op(format!("ccl.get {dst}, {src}, {peer} : {dst_ty}, {src_ty}, i32")));
+        self.feature(Feature::Get);
+        self.feature(Feature::PeerIsSelf);
+        Value { base, step: 0 }
+    }
+
+    /// A `remote_store` (of a scalar or a vector) or a `put` from a staged
+    /// copy, toward the item's rank.
+    fn publish_remotely(&mut self, x: Thread, out: &mut Vec<Stmt>, item: &Item, twice: bool, read_back: bool) -> Value {
+        let d = item.data;
+        let first = self.fresh_value();
+        let staged = (item.publish == Publish::Put).then(|| self.staging(x, out, d.len));
+        let (dst, dst_ty) = self.view(x, out, d);
+        let peer = self.peer(x, d.rank);
+        let base = self.once_or_twice(out, first, twice, |g, out, base| match &staged {
+            Some((src, src_ty, _)) => {
+                g.fill(out, src, src_ty, d.len, base);
+                out.push(Stmt::Op(format!("ccl.put {dst}, {src}, {peer} : {dst_ty}, {src_ty}, i32")));
+                g.feature(Feature::Put);
+            }
+            None => {
+                let (v, v_ty) = if d.len == 1 && g.rng.chance(70) {
+                    (g.value(out, base), "i32".to_string())
+                } else {
+                    (g.vector(out, d.len, base), format!("vector<{}xi32>", d.len))
+                };
+                out.push(Stmt::Op(format!("ccl.remote_store {v}, {dst}, {peer} : {v_ty}, {dst_ty}, i32")));
+                g.feature(Feature::RemoteStore);
+            }
+        });
+        if read_back {
+            self.read_remote(out, &dst, &dst_ty, &peer, d.len, "back");
+            self.feature(Feature::ReadBackInFlight);
+        }
+        Value { base, step: 0 }
     }
 
     /// Writes with `first`, and, when `twice`, again with a fresh value:

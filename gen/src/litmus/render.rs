@@ -1,15 +1,93 @@
-//! The blocks' code as text: the dispatch on rank and block id, the
+//! A kernel as text: its signature, the constants and conditions its code
+//! uses, the dispatch on rank and block id to each block's code, the
 //! statements with their thresholds resolved, and the features only the
 //! code as a whole shows.
 
+use super::operands::{const_name, vector_name, CELL_VIEW};
 use super::shape::{Gen, Stmt};
 use super::Feature;
 use std::fmt::Write;
 
 impl Gen {
+    /// Kernel `name` as text, its code taken from the kernel being written.
+    pub(super) fn render_kernel(&mut self, name: &str) -> String {
+        // The body first: it names the constants the preamble defines.
+        let bodies = std::mem::take(&mut self.k.bodies);
+        for body in &bodies {
+            self.features_of_code(body);
+        }
+        let mut body = String::new();
+        let conds = self.dispatch(&mut body, &bodies);
+        let mut pre = String::new();
+        self.c(0);
+        self.c(1);
+        self.c(self.ranks as i64);
+        self.ix(0);
+        self.ix(1);
+        if self.k.rounds > 1 {
+            self.c(1000);
+            writeln!(pre, "  %rk = arith.muli %round, %c1000 : i32").unwrap();
+        }
+        if self.k.uses_first {
+            writeln!(pre, "  %first = arith.cmpi eq, %round, %c0 : i32").unwrap();
+        }
+        let p = self.ranks;
+        writeln!(pre, "  %up = arith.addi %me, %c1 : i32\n  %next = arith.remui %up, %c{p} : i32").unwrap();
+        self.c(p as i64 - 1);
+        writeln!(
+            pre,
+            "  %down = arith.addi %me, {} : i32\n  %prev = arith.remui %down, %c{p} : i32",
+            const_name(p as i64 - 1)
+        )
+        .unwrap();
+        writeln!(
+            pre,
+            "  %nexti = arith.index_cast %next : i32 to index\n  %previ = arith.index_cast %prev : i32 to index"
+        )
+        .unwrap();
+        for (c, cell) in self.cells.clone().iter().enumerate() {
+            if let Some(i) = cell {
+                let e = self.ix(*i);
+                writeln!(
+                    pre,
+                    "  %cell{c} = memref.subview %sig[{e}] [1] [1] : memref<{}xi32, #ccl.window> to {CELL_VIEW}",
+                    self.sig_len
+                )
+                .unwrap();
+            }
+        }
+        for (cond, line) in conds {
+            writeln!(pre, "  {cond} = {line}").unwrap();
+        }
+        let mut out = String::new();
+        let kind = self.rng.pick(&["incore", "aic", "aiv"]).to_string();
+        let width_attr =
+            if self.width_on_function { format!(", ccl.launch_width = {} : i64", self.width) } else { String::new() };
+        writeln!(
+            out,
+            "func.func @{name}({}, %round: i32) attributes {{ccl.kind = \"{kind}\"{width_attr}}} {{",
+            self.params()
+        )
+        .unwrap();
+        writeln!(out, "  %me = ccl.rank : i32\n  %blk = ccl.block_id : index\n  %true = arith.constant true").unwrap();
+        for v in &self.k.i32s {
+            writeln!(out, "  {} = arith.constant {v} : i32", const_name(*v)).unwrap();
+        }
+        for v in &self.k.indices {
+            writeln!(out, "  %i{v} = arith.constant {v} : index").unwrap();
+        }
+        for (len, v) in &self.k.vectors {
+            writeln!(out, "  {} = arith.constant dense<{v}> : vector<{len}xi32>", vector_name(*len, *v)).unwrap();
+        }
+        out.push_str(&pre);
+        out.push_str(&body);
+        out.push_str("  return\n}\n");
+        out
+    }
+
     /// The dispatch on rank and block id to each block's code; returns the
     /// conditions it uses (name, definition) for the preamble.
-    pub(super) fn dispatch(&mut self, out: &mut String, bodies: &[Vec<Stmt>]) -> Vec<(String, String)> {
+    fn dispatch(&mut self, out: &mut String, bodies: &[Vec<Stmt>]) -> Vec<(String, String)> {
         self.feature(Feature::IfOnRankOrBlock);
         let mut conds = Vec::new();
         for r in 0..self.ranks {
@@ -125,7 +203,7 @@ impl Gen {
 
     /// Features of a block's code as a whole: two waits with only
     /// side-effect-free ops between them.
-    pub(super) fn features_of_code(&mut self, stmts: &[Stmt]) {
+    fn features_of_code(&mut self, stmts: &[Stmt]) {
         let mut after_wait = false;
         for stmt in stmts {
             match stmt {

@@ -169,6 +169,9 @@ pub(super) struct Kernel {
     pub(super) uses_first: bool,
 }
 
+/// The generator: the program-wide choices, what the program has so far
+/// (features, hazards, helpers, the cells' values) and the kernel being
+/// written.
 pub(super) struct Gen {
     pub(super) rng: Rng,
     pub(super) ranks: u16,
@@ -200,6 +203,8 @@ pub(super) struct Gen {
 }
 
 impl Gen {
+    /// The program-wide choices of `seed`: ranks, launch width, buffers,
+    /// cells, plan and collective.
     pub(super) fn new(seed: u64) -> Gen {
         let mut rng = Rng::new(seed ^ 0x11_7C05_5EED_0035);
         let ranks = if rng.chance(20) { 3 } else { 2 };
