@@ -97,11 +97,16 @@ fn finding_lines(machine: &Machine, finding: &Finding, last: &State) -> Vec<Line
         }
         Finding::Deadlock => {
             let mut lines = vec![line(None, "deadlock: no step is possible and some threads have not finished".into())];
+            // What the threads wait at first, then the hosts waiting for them.
+            let mut joins = Vec::new();
             for t in 0..last.threads.len() as ThreadId {
-                if let Some((site, text)) = blocked_text(machine, last, t) {
-                    lines.push(line(site.and_then(at), text));
+                match blocked_text(machine, last, t) {
+                    Some((site, text, true)) => joins.push(line(site.and_then(at), text)),
+                    Some((site, text, false)) => lines.push(line(site.and_then(at), text)),
+                    None => {}
                 }
             }
+            lines.extend(joins);
             lines
         }
         Finding::Error { site, message } | Finding::Limit { site, message } => {
@@ -110,27 +115,24 @@ fn finding_lines(machine: &Machine, finding: &Finding, last: &State) -> Vec<Line
     }
 }
 
-/// Who `t` is, with the launch it runs for a block: `rank 1 block 0 (launch
-/// 2 of @k)`.
-fn thread_in_launch(machine: &Machine, state: &State, t: ThreadId) -> String {
+/// The launch a block runs, as a suffix: `; launch 2 of @k` (nothing for a
+/// host).
+fn launch_of(machine: &Machine, state: &State, t: ThreadId) -> String {
     let thread = &state.threads[t as usize];
     match thread.kernel.filter(|_| machine.slot_of(t) != 0) {
-        Some(kernel) => format!(
-            "{} (launch {} of @{})",
-            thread_name(machine, t),
-            thread.launch,
-            machine.program.funcs[kernel as usize].name
-        ),
-        None => thread_name(machine, t),
+        Some(kernel) => format!("; launch {} of @{}", thread.launch, machine.program.funcs[kernel as usize].name),
+        None => String::new(),
     }
 }
 
-/// What a stuck thread waits for, located: the cell of its wait with the
-/// condition and the value the cell holds (and whether any notify of the
-/// program can write it at all), the collective the other ranks have not
-/// reached, or the launch it joins.
-fn blocked_text(machine: &Machine, state: &State, t: ThreadId) -> Option<(Option<SiteId>, String)> {
-    let who = thread_in_launch(machine, state, t);
+/// What a stuck thread waits for, located, and whether it is a host
+/// joining a launch: the cell of its wait with the condition and the value
+/// the cell holds (and whether any notify of the program can write it at
+/// all), the collective the other ranks have not reached, or the launch it
+/// joins.
+fn blocked_text(machine: &Machine, state: &State, t: ThreadId) -> Option<(Option<SiteId>, String, bool)> {
+    let who = thread_name(machine, t);
+    let launch = launch_of(machine, state, t);
     let text = match machine.blocked(state, t)? {
         Blocked::Wait { wait, value } => {
             let cell = format!(
@@ -147,7 +149,7 @@ fn blocked_text(machine: &Machine, state: &State, t: ThreadId) -> Option<(Option
                 "; no notify of the program can write it"
             };
             format!(
-                "{who} waits at {} for {cell} to be {condition} {}: {holds}{nobody}",
+                "{who} waits at {} for {cell} to be {condition} {}: {holds}{nobody}{launch}",
                 site_text(machine, machine.site_at(state, t)?),
                 wait.expected
             )
@@ -158,18 +160,18 @@ fn blocked_text(machine: &Machine, state: &State, t: ThreadId) -> Option<(Option
         }
         Blocked::Launch { first, count } => {
             let kernel = state.threads[first as usize].kernel.map(|k| machine.program.funcs[k as usize].name.clone());
-            let running = (first..first + count).filter(|b| state.threads[*b as usize].status == Status::Running).count();
+            let running =
+                (first..first + count).filter(|b| state.threads[*b as usize].status == Status::Running).count();
             let in_flight: usize = (first..first + count).map(|b| state.inflight[b as usize].len()).sum();
-            let site = machine.launch_site(state, t);
             let text = format!(
                 "{who} waits for its launch of @{} to finish: {running} of its {count} blocks still running, {in_flight} \
                  units of their writes in flight",
                 kernel.unwrap_or_default()
             );
-            return Some((site, text));
+            return Some((machine.launch_site(state, t), text, true));
         }
     };
-    Some((machine.site_at(state, t), text))
+    Some((machine.site_at(state, t), text, false))
 }
 
 /// The finding as diagnostics (`file:line:col: error: ...` and notes).
