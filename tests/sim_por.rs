@@ -194,7 +194,10 @@ fn dynamic_and_plain_agree_on_the_lowered_protocol_with_a_marker_or_signal_delet
         }
     }
     dynamic.print("the lowered protocol's mutants, dynamic (transitions)");
-    // 6 racy at P = 2, B = 2; 3 more at P = 3, B = 1.
-    let racy = if cfg!(debug_assertions) { 6 } else { 9 };
+    // 5 racy at P = 2, B = 2; 3 more at P = 3, B = 1. (The fence after the
+    // data put is not among them: the join waits for the put to land and no
+    // peer reads the received rows before the next round overwrites them,
+    // which the reference confirms at P = 2, B = 1.)
+    let racy = if cfg!(debug_assertions) { 5 } else { 8 };
     assert!(dynamic.racy >= racy, "only {} racy mutants: the deletions were not made", dynamic.racy);
 }
