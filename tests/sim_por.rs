@@ -54,10 +54,6 @@ impl Verdict {
     }
 }
 
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
 /// Totals over the programs compared.
 #[derive(Default)]
 struct Tally {
