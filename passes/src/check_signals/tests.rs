@@ -1,0 +1,1 @@
+//! The analysis on small programs: each rule's positive and negative case.
