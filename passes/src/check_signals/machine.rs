@@ -195,17 +195,22 @@ impl State<'_> {
                 }
             }
             ItemKind::Collective => {
-                let all = self.hosts.iter().all(|h| {
-                    let item = program.item(self.at(*h));
+                let at_collective = |h: &ThreadId| {
+                    let other = program.item(self.at(*h));
                     self.status[*h as usize] == Status::Running
-                        && matches!(item.kind, ItemKind::Collective)
-                        && item.certain
-                        && !item.repeated
-                });
-                if all {
+                        && matches!(other.kind, ItemKind::Collective)
+                        && other.certain
+                        && !other.repeated
+                };
+                if !self.hosts.iter().all(at_collective) {
+                    return Ready::Blocked;
+                }
+                // Hosts at different collectives: ccl-sim stops there.
+                let name = |h: &ThreadId| &program.sites[program.item(self.at(*h)).site as usize].op_name;
+                if self.hosts.iter().all(|h| name(h) == name(&self.hosts[0])) {
                     Ready::Yes
                 } else {
-                    Ready::Blocked
+                    Ready::Unknown
                 }
             }
         }
@@ -307,6 +312,13 @@ impl State<'_> {
             choices = ready.to_vec();
         }
         if let Some(starved) = plan.starve {
+            // Bring the starved thread to its wait first, then keep it there
+            // while any other thread can step.
+            let lead = self.leads_to(starved);
+            let arriving = lead != starved.thread || self.pc[starved.thread as usize] < starved.pos;
+            if arriving && choices.contains(&lead) {
+                return Some(lead);
+            }
             let others: Vec<ThreadId> = choices.iter().copied().filter(|t| self.at(*t) != starved).collect();
             if !others.is_empty() {
                 choices = others;

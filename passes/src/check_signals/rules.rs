@@ -112,8 +112,8 @@ fn wait_cell(program: &Program, at: At) -> Option<super::program::Cell> {
 fn race_notes(program: &Program, x: At, y: At, loc: Loc) -> Vec<(At, String)> {
     let what = program.describe_loc(loc);
     vec![
-        (x, format!("then '{}' by {} and ...", op(program, x), describe(program, x))),
-        (y, format!("... '{}' by {} race on {what}", op(program, y), describe(program, y))),
+        (x, format!("so '{}' by {} ...", op(program, x), describe(program, x))),
+        (y, format!("... and '{}' by {} race on {what}", op(program, y), describe(program, y))),
     ]
 }
 
@@ -213,8 +213,16 @@ fn early_pass(
 }
 
 /// R6: a wait that needs a notify orders the two threads, but one access
-/// is on the wrong side of it: after the notify, or before the wait.
+/// is on the wrong side of it: after the notify, or before the wait. An
+/// access after the notify is not misplaced when its thread waited for the
+/// other access's thread in between: that later wait governs the pair.
 fn uncovered(program: &Program, order: &Order, (x, y): (At, At), loc: Loc, strict: bool) -> Option<Finding> {
+    let synced_between = |from: u32| {
+        (from + 1..x.pos).any(|p| {
+            let facts = order.waits.get(&At { thread: x.thread, pos: p });
+            facts.is_some_and(|f| f.needs.iter().any(|(t, count)| *t == y.thread && *count > 0))
+        })
+    };
     let mut choice = None;
     program.for_each_item(|w, item| {
         let (ItemKind::Wait { cell: Some(cell), .. }, None) = (&item.kind, &choice) else { return };
@@ -222,7 +230,7 @@ fn uncovered(program: &Program, order: &Order, (x, y): (At, At), loc: Loc, stric
             if !order.wait_needs(w, n) || (strict && program.item(n).ordinal != item.ordinal) {
                 continue;
             }
-            if n.thread == x.thread && n.pos < x.pos && order.before(w, y) {
+            if n.thread == x.thread && n.pos < x.pos && !synced_between(n.pos) && order.before(w, y) {
                 choice = Some((x, w, n, true));
                 return;
             }
