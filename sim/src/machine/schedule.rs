@@ -197,6 +197,43 @@ impl Machine {
         }
     }
 
+    /// What `t` waits for, if it cannot take a step (a deadlock's report
+    /// names it): a wait and the value its cell holds, a collective, or its
+    /// launch's end.
+    pub fn blocked(&self, state: &State, t: ThreadId) -> Option<Blocked> {
+        let thread = &state.threads[t as usize];
+        match thread.status {
+            Status::Joining { first, count } if !self.launch_complete(state, first, count) => {
+                Some(Blocked::Launch { first, count })
+            }
+            Status::Running if !self.enabled(state, t) => {
+                if let Some(wait) = self.wait_at(state, t) {
+                    let value = state.buffers[wait.loc.buffer as usize].ranks[wait.loc.rank as usize]
+                        .get(wait.loc.index as usize)
+                        .map(|cell| cell.bits as i64);
+                    return Some(Blocked::Wait { wait, value });
+                }
+                match self.instr(state, t) {
+                    Some(Instr::Ccl { op, .. }) if op.is_collective() => Some(Blocked::Collective),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a notify of the program may write `buffer`
+    /// (`analysis::Facts::may_signal`, by where the buffer comes from).
+    pub fn signal_may_be_written(&self, state: &State, buffer: u32) -> bool {
+        state.buffers[buffer as usize].signal
+    }
+
+    /// The call a joining host launched its blocks from.
+    pub fn launch_site(&self, state: &State, t: ThreadId) -> Option<SiteId> {
+        let frame = state.threads[t as usize].frames.last()?;
+        self.program.funcs[frame.func as usize].sites.get((frame.pc as usize).checked_sub(1)?).copied()
+    }
+
     /// The cell of the `ge` wait `t` rests at, if it rests at one.
     pub fn ge_wait_at(&self, state: &State, t: ThreadId) -> Option<Loc> {
         let wait = self.wait_at(state, t)?;

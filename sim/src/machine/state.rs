@@ -226,6 +226,18 @@ pub struct WaitAt {
     pub equal: bool,
 }
 
+/// What a thread that cannot step waits for (`Machine::blocked`).
+#[derive(Clone, Copy, Debug)]
+pub enum Blocked {
+    /// A `ccl.wait` whose cell does not satisfy it; the value the cell
+    /// holds (`None`: a copy that does not exist).
+    Wait { wait: WaitAt, value: Option<i64> },
+    /// A host at a collective the other hosts have not all reached.
+    Collective,
+    /// A host joining its launch of the blocks `first..first + count`.
+    Launch { first: ThreadId, count: u16 },
+}
+
 /// What a schedule chooses next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {

@@ -276,7 +276,7 @@ impl Machine {
 
     /// Every block of the launch `first..first + count` has finished, and
     /// nothing it sent is in flight.
-    fn launch_complete(&self, state: &State, first: ThreadId, count: u16) -> bool {
+    pub(super) fn launch_complete(&self, state: &State, first: ThreadId, count: u16) -> bool {
         (first..first + count)
             .all(|b| state.threads[b as usize].status == Status::Done && state.inflight[b as usize].is_empty())
     }
