@@ -25,9 +25,6 @@ pub mod rules;
 pub mod search;
 pub mod values;
 
-#[cfg(test)]
-mod tests;
-
 use crate::{
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report, Severity},
     ir, pass_options, pass_statistics,

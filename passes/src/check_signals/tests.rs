@@ -1,1 +1,0 @@
-//! The analysis on small programs: each rule's positive and negative case.
