@@ -23,10 +23,11 @@ use std::collections::BTreeMap;
 const REFERENCE_STATES: usize = 300_000;
 
 fn seeds() -> u64 {
-    std::env::var("CCLIR_SIGNALS_LITMUS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if cfg!(debug_assertions) { 20 } else { 300 })
+    std::env::var("CCLIR_SIGNALS_LITMUS").ok().and_then(|v| v.parse().ok()).unwrap_or(if cfg!(debug_assertions) {
+        20
+    } else {
+        300
+    })
 }
 
 /// What the reference reaches on one program: (race, deadlock), or `None`

@@ -134,18 +134,17 @@ fn the_late_snapshot_races_with_the_next_calls_restaging() {
 fn the_dynamic_reduction_decides_both_orders_at_deployed_sizes() {
     // P = 4, B = 4 takes minutes even optimized (its figures are in
     // docs/benchmarks.md): bench/, not the suite.
-    for (p, b) in [(3, 3)] {
-        let (machine, outcome) = simulate_dpor(p, b, LOWERED);
-        match outcome {
-            Outcome::Clean { states, .. } => println!("P = {p}, B = {b}: no race ({states} transitions, --por dpor)"),
-            Outcome::Found { finding, last, .. } => {
-                panic!("P = {p}, B = {b}: {}", report::finding(&machine, &finding, &last))
-            }
-            Outcome::Limit { states, .. } => panic!("P = {p}, B = {b}: --por dpor hit its bound at {states}"),
+    let (p, b) = (3, 3);
+    let (machine, outcome) = simulate_dpor(p, b, LOWERED);
+    match outcome {
+        Outcome::Clean { states, .. } => println!("P = {p}, B = {b}: no race ({states} transitions, --por dpor)"),
+        Outcome::Found { finding, last, .. } => {
+            panic!("P = {p}, B = {b}: {}", report::finding(&machine, &finding, &last))
         }
-        let (machine, outcome) = simulate_dpor(p, b, LATE);
-        assert_late_snapshot_race(p, b, &machine, outcome);
+        Outcome::Limit { states, .. } => panic!("P = {p}, B = {b}: --por dpor hit its bound at {states}"),
     }
+    let (machine, outcome) = simulate_dpor(p, b, LATE);
+    assert_late_snapshot_race(p, b, &machine, outcome);
 }
 
 /// The old order's finding: the late read of a peer's send_counts in the

@@ -126,7 +126,7 @@ impl<'c, 'a> Interpreter<'c, 'a> {
         if rank < 0 || rank >= self.program.ranks as i64 {
             return self.out_of_range(op, ctx, format!("peer {rank} is not a rank (0..{})", self.program.ranks));
         }
-        if layout.len() < 1 {
+        if layout.elements() < 1 {
             return self.out_of_range(op, ctx, "a signal view of no element".to_string());
         }
         Ok(Some(Loc { root: *root, rank: rank as u32, index: layout.nth(0) as u32 }))
@@ -172,7 +172,7 @@ impl<'c, 'a> Interpreter<'c, 'a> {
             return self.out_of_range(op, ctx, format!("peer {rank} is not a rank (0..{})", self.program.ranks));
         }
         let (start, count) = match run {
-            None => (Some(0), layout.len()),
+            None => (Some(0), layout.elements()),
             Some((start, count)) => (start, count),
         };
         let Some(start) = start else { return Ok(None) };

@@ -8,7 +8,7 @@
 
 use super::order::Order;
 use super::program::{At, Cell, ItemKind, Program, SiteId};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 
 /// One cell's facts, as a remark at the first op that waits on it (or
@@ -212,18 +212,4 @@ fn list<K>(map: &BTreeMap<K, SiteUse>, show: impl Fn(&K, &SiteUse) -> String) ->
         return "nothing".to_string();
     }
     map.iter().map(|(k, u)| show(k, u)).collect::<Vec<_>>().join(", ")
-}
-
-/// For tests: the necessary notify sites of each wait site.
-pub fn necessary_sites(program: &Program, order: &Order) -> FxHashMap<SiteId, FxHashSet<SiteId>> {
-    let mut out: FxHashMap<SiteId, FxHashSet<SiteId>> = FxHashMap::default();
-    for (w, _) in &order.waits {
-        let Some(ItemKind::Wait { cell: Some(cell), .. }) = Some(&program.item(*w).kind) else { continue };
-        for n in order.notifies.get(cell).into_iter().flatten() {
-            if order.wait_needs(*w, *n) {
-                out.entry(program.item(*w).site).or_default().insert(program.item(*n).site);
-            }
-        }
-    }
-    out
 }

@@ -27,7 +27,7 @@ impl Layout {
     }
 
     /// Elements in the view.
-    pub fn len(&self) -> i64 {
+    pub fn elements(&self) -> i64 {
         self.sizes.iter().product()
     }
 
@@ -60,7 +60,7 @@ impl Layout {
     /// The buffer indices of `count` elements from row-major position
     /// `start`, when they are in the view and few enough to list.
     pub fn run(&self, start: i64, count: i64) -> Option<Vec<i64>> {
-        if start < 0 || count < 0 || count > MAX_ELEMENTS || start + count > self.len() {
+        if start < 0 || !(0..=MAX_ELEMENTS).contains(&count) || start + count > self.elements() {
             return None;
         }
         Some((start..start + count).map(|n| self.nth(n)).collect())
