@@ -136,7 +136,7 @@ fn all(program: &cclir::Program<'_>, ranks: u16) -> (Verdict, Verdict, Verdict) 
 fn reduced_and_plain_agree_on_the_lowered_protocol() {
     let session = Session::new();
     let (mut tally, mut dynamic) = (Tally::default(), Tally::default());
-    // P = 2, B = 4 explores 131,508 states plain: only when optimized.
+    // P = 2, B = 4 explores 117,881 states plain: only when optimized.
     let sizes: &[(usize, usize)] = if cfg!(debug_assertions) { &[(2, 1), (2, 2)] } else { &[(2, 1), (2, 2), (2, 4)] };
     for &(p, b) in sizes {
         for (order, pipeline) in [("snapshot", LOWERED), ("late snapshot", LATE)] {
@@ -190,7 +190,10 @@ fn dynamic_and_plain_agree_on_the_lowered_protocol_with_a_marker_or_signal_delet
         }
     }
     dynamic.print("the lowered protocol's mutants, dynamic (transitions)");
-    // 6 racy at P = 2, B = 2; 2 more at P = 3, B = 1.
-    let racy = if cfg!(debug_assertions) { 6 } else { 8 };
+    // 5 racy at P = 2, B = 2; 3 more at P = 3, B = 1. (The fence after the
+    // data put is not among them: the join waits for the put to land and no
+    // peer reads the received rows before the next round overwrites them,
+    // which the reference confirms at P = 2, B = 1.)
+    let racy = if cfg!(debug_assertions) { 5 } else { 8 };
     assert!(dynamic.racy >= racy, "only {} racy mutants: the deletions were not made", dynamic.racy);
 }

@@ -6,9 +6,9 @@
 //! execution reaches. Then each search of the machine runs on the same
 //! program: the plain search (`--por off`), every op a scheduling point
 //! (`--no-reduction --por off`), the persistent sets (`--por on`, on one
-//! thread and on two), the dynamic reduction (`--por dpor`, on one thread and on two
-//! splitting the tree from the start), stateright's
-//! checker, whole states (`--exact`) and 64-bit fingerprints, and seeded
+//! thread and on two), the dynamic reduction (`--por dpor`, on one thread
+//! and on two splitting the tree from the start), stateright's checker,
+//! whole states (`--exact`) and 64-bit fingerprints, and seeded
 //! random schedules. Each must find nothing exactly where the reference
 //! finds nothing, find only kinds the reference reaches, and every finding
 //! it reports (random ones included) must replay step by step in the

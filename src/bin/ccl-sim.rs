@@ -483,4 +483,15 @@ impl allocator::Meter for SimMemory {
     fn freed(bytes: usize) {
         memory::freed(bytes);
     }
+
+    /// Past `--max-memory`'s checks (an address-space limit below it, or
+    /// the machine out of memory), an allocation that fails ends the run
+    /// as a bound does: exit 1, "no conclusion", never an abort.
+    fn failed(bytes: usize) {
+        cclir::process::allocator::exit_out_of_memory(
+            b"ccl-sim: error: the system refused memory (lower --max-memory or raise the address-space limit): an allocation of ",
+            bytes,
+            1,
+        )
+    }
 }
