@@ -131,7 +131,7 @@ fn the_late_snapshot_races_with_the_next_calls_restaging() {
 }
 
 #[test]
-fn the_dynamic_reduction_decides_both_orders_at_deployed_sizes() {
+fn the_dynamic_reduction_decides_both_orders_beyond_the_stateful_searches() {
     // P = 4, B = 4 takes minutes even optimized (its figures are in
     // docs/benchmarks.md): bench/, not the suite.
     let (p, b) = (3, 3);

@@ -59,7 +59,8 @@ impl Shared<'_> {
         let mut taken: Vec<Action> = Vec::new();
         let mut actions = Vec::new();
         loop {
-            let steps = self.steps.fetch_add(1, Ordering::Relaxed) + 1;
+            // Every run's steps, for the report's total.
+            self.steps.fetch_add(1, Ordering::Relaxed);
             // The actions are listed once a step: a deadlock is a state
             // with none that has not finished (`Machine::deadlocked`).
             actions.clear();
@@ -69,7 +70,6 @@ impl Shared<'_> {
             }
             // The bound is each schedule's: N runs of a program that
             // takes S steps need S, not N x S (what users read the bound as).
-            let _ = steps;
             if taken.len() >= self.max_states {
                 return RunEnd::Bound(Bound::States(self.max_states));
             }
