@@ -124,7 +124,6 @@ impl Machine {
     ) -> Result<(), Fail> {
         self.cell(state, loc, site)?;
         self.lowered(state, loc, None, site)?;
-        self.touch(Part::Attempt(loc), Touch::Write);
         let writer = self.check_write(state, t, loc, site)?;
         Shared::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])[loc.index as usize] =
             Cell { bits, writer: Some(writer) };

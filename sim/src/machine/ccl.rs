@@ -165,7 +165,6 @@ impl Machine {
                 // a wait reads the cell, so it is ordered with each.
                 let change = if *add { Touch::Add } else { Touch::Write };
                 self.touch(Part::Elem(loc), change);
-                self.touch(Part::Attempt(loc), change);
                 self.note(state, t, Some(site), || EventKind::Notify { cell: loc });
                 let bits = if *add { (old.bits as i64).wrapping_add(v) } else { v };
                 let wrapped = match signal.element {
@@ -175,7 +174,6 @@ impl Machine {
                 // A set, a negative add or one that wraps round may lower the
                 // cell: the early-wait rule's condition (`Machine::lowered`).
                 if !*add || v < 0 || wrapped != bits {
-                    self.touch(Part::Lowers(loc), Touch::Add);
                     self.lowered(state, loc, Some(t), site)?;
                 }
                 let bits = wrapped;

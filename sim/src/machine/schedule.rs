@@ -235,6 +235,18 @@ impl Machine {
     }
 
     /// The cell of the `ge` wait `t` rests at, if it rests at one.
+    /// The cell of the wait `t` rests at, if it does not hold there: the
+    /// dynamic search's process for `t` is then giving the wait up
+    /// (`explore::dpor::events::Move::Block`).
+    pub fn failing_wait_at(&self, state: &State, t: ThreadId) -> Option<Loc> {
+        let known = matches!(state.rests.0.get(t as usize), Some(Some(_)));
+        if !known && state.threads[t as usize].status != Status::Running {
+            return None;
+        }
+        let wait = self.wait_at(state, t)?;
+        (!self.wait_holds(state, wait)).then_some(wait.loc)
+    }
+
     pub fn ge_wait_at(&self, state: &State, t: ThreadId) -> Option<Loc> {
         let wait = self.wait_at(state, t)?;
         (!wait.equal).then_some(wait.loc)
@@ -278,7 +290,6 @@ impl Machine {
                 }
                 for (loc, _) in &unit.writes {
                     self.touch(Part::Elem(*loc), Touch::Write);
-                    self.touch(Part::Attempt(*loc), Touch::Write);
                     self.touch(Part::Meta(*loc), Touch::Add);
                 }
                 self.note(next, t, Some(unit.site), || EventKind::Land {
@@ -475,19 +486,13 @@ impl Machine {
                 }
                 !hits(v, rank, start..start + len)
             }
+            // Without eager wake-ups a wait is a step of its own thread:
+            // coming to rest at it does not read the cell.
+            CclOp::Wait { .. } if !self.eager_wakeups => true,
             // A `ge` wait on a cell only ever added to runs as soon as it is
             // enabled: the cell's clock only grows, so the earliest wait
             // acquires the least happens-before, and any race of a later
             // wait is a race of this one too.
-            // Without eager wake-ups a wait is a step of its own thread.
-            // Without eager wake-ups a wait is a step of its own; coming to
-            // rest at one that does not hold is a failed attempt.
-            CclOp::Wait { .. } if !self.eager_wakeups => {
-                if let Some(wait) = self.wait_at(state, t).filter(|wait| !self.wait_holds(state, *wait)) {
-                    self.touch(Part::Attempt(wait.loc), Touch::Read);
-                }
-                true
-            }
             CclOp::Wait { equal: false, .. } if !self.eager_waits() => true,
             CclOp::Wait { equal: false, .. } => match self.wait_at(state, t) {
                 Some(wait) => {

@@ -18,24 +18,73 @@ pub(super) enum Proc {
     Collective,
 }
 
-/// The processes enabled in a state, with the action each takes.
-pub(super) type Enabled = Vec<(Proc, Action)>;
+/// What a process does next: an action of the machine, or, for a thread
+/// resting at a wait that does not hold, blocking there.
+///
+/// A thread at a wait always has a next event: its pass if the wait holds,
+/// its block if not. So no event disables another process (a lowering
+/// notify turns a waiter's pass into its block), which source-DPOR needs
+/// of its processes: a pass that a lowering disabled and a later change
+/// enabled again would hide its race with the lowering behind that change,
+/// and the order with the pass first would never be tried. A block
+/// conflicts with every event and ends its execution (a state with no
+/// event), so it disables nothing that could run after it, and its races
+/// are what reverse the changes of the cell it did not see
+/// (docs/ccl-sim.md, "Dynamic partial-order reduction"). No schedule of
+/// the machine takes a block: an execution ending with one has no finding
+/// of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Move {
+    Act(Action),
+    /// The thread blocks at its wait, on this cell.
+    Block(ThreadId, Loc),
+}
 
-/// The processes enabled in `state`, with the action each takes.
-pub(super) fn enabled(machine: &Machine, state: &State) -> Enabled {
+/// The processes enabled in a state, with what each does next.
+pub(super) type Enabled = Vec<(Proc, Move)>;
+
+/// The processes enabled in `state` with the threads `blocked` blocked at
+/// their waits, with what each does next.
+pub(super) fn enabled(machine: &Machine, state: &State, blocked: &[ThreadId]) -> Enabled {
     let mut actions = Vec::new();
     machine.actions(state, &mut actions);
-    actions
+    let mut moves: Enabled = actions
         .into_iter()
+        .filter(|action| !matches!(action, Action::Step(t) if blocked.contains(t)))
         .map(|action| {
             let proc = match action {
                 Action::Step(t) => Proc::Thread(t),
                 Action::Land(t, u) => Proc::Unit(t, crate::shared::digest(&state.inflight[t as usize][u as usize])),
                 Action::Collective => Proc::Collective,
             };
-            (proc, action)
+            (proc, Move::Act(action))
         })
-        .collect()
+        .collect();
+    if state.finding.is_none() {
+        for t in 0..state.threads.len() as ThreadId {
+            if let Some(cell) = machine.failing_wait_at(state, t).filter(|_| !blocked.contains(&t)) {
+                moves.push((Proc::Thread(t), Move::Block(t, cell)));
+            }
+        }
+    }
+    moves
+}
+
+/// Takes `step` from `state` with `machine`. A block changes nothing of
+/// the machine's state: its thread joins `blocked`. Its footprint,
+/// recorded as the machine records an action's, is a read of its cell and
+/// a write of its thread.
+pub(super) fn play(machine: &Machine, state: &mut State, blocked: &mut Vec<ThreadId>, step: Move) {
+    match step {
+        Move::Act(action) => machine.apply(state, action),
+        Move::Block(t, cell) => {
+            if let Some(recorder) = &machine.footprint {
+                recorder.touch(Part::Elem(cell), Touch::Read);
+                recorder.touch(Part::Thread(t), Touch::Write);
+            }
+            blocked.push(t);
+        }
+    }
 }
 
 /// A process's event as a sleep set holds it: the process and what its
@@ -79,13 +128,10 @@ impl Events {
 /// An event of an execution: the action taken at its depth.
 pub(super) struct Event {
     pub proc: Proc,
-    pub action: Action,
+    pub action: Move,
     pub footprint: Arc<Footprint>,
     /// The events that happen before it.
     pub past: Events,
-    /// For the pass of a `ge` wait: its cell, and the processes of the
-    /// events it read the cell's value from (`races::dominated`).
-    pub waited: Option<(Loc, Vec<Proc>)>,
 }
 
 /// The events of the current execution indexed by what they touched.
@@ -134,21 +180,6 @@ impl Index {
     /// How many events `proc` has taken.
     pub fn taken(&self, proc: Proc) -> usize {
         self.by_proc.get(&proc).map_or(0, Vec::len)
-    }
-
-    /// The processes of the events a read of `part` now would read from:
-    /// those that touched it back to the last that wrote it.
-    pub fn writers(&self, part: Part) -> Vec<Proc> {
-        let mut procs = Vec::new();
-        for (e, touch) in self.by_part.get(&part).into_iter().flatten().rev() {
-            if *touch != Touch::Read {
-                procs.push(self.procs[*e as usize]);
-            }
-            if *touch == Touch::Write {
-                break;
-            }
-        }
-        procs
     }
 
     /// Adds event `n`, the next of the execution.

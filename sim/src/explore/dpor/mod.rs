@@ -67,6 +67,9 @@ struct Common<'a> {
     executions: AtomicUsize,
     /// Executions cut where every enabled process sleeps.
     blocked: AtomicUsize,
+    /// Executions that ended with a thread blocked at a wait that holds by
+    /// then (`events::Move::Block`): no schedule of the machine.
+    gave_up: AtomicUsize,
     /// Times a worker took over a branch of another's execution.
     taken_over: AtomicUsize,
     max_depth: AtomicUsize,
@@ -111,6 +114,7 @@ pub fn search(machine: Machine, config: &SearchConfig) -> Outcome {
         transitions: AtomicUsize::new(0),
         executions: AtomicUsize::new(0),
         blocked: AtomicUsize::new(0),
+        gave_up: AtomicUsize::new(0),
         taken_over: AtomicUsize::new(0),
         max_depth: AtomicUsize::new(0),
         stopped: AtomicBool::new(false),
@@ -120,9 +124,15 @@ pub fn search(machine: Machine, config: &SearchConfig) -> Outcome {
         idle: Mutex::new(0),
     };
     let initial = machine.initial();
-    let enabled = events::enabled(&machine, &initial);
+    let enabled = events::enabled(&machine, &initial, &[]);
     let first = worker::first_choice(&machine, &events::Index::default(), &initial, &enabled, &[]);
-    let root = Node::new(initial, enabled, None, Plan { backtrack: first.into_iter().collect(), ..Plan::default() });
+    let root = Node::new(
+        initial,
+        Vec::new(),
+        enabled,
+        None,
+        Plan { backtrack: first.into_iter().collect(), ..Plan::default() },
+    );
     if let Some(finding) = &root.state.finding {
         common.halt(Stop::Found(finding.clone(), Vec::new()));
     } else if root.enabled.is_empty() {
@@ -139,7 +149,8 @@ pub fn search(machine: Machine, config: &SearchConfig) -> Outcome {
     outcome(&machine, common, threads)
 }
 
-/// The initial state has no action: one execution, finished or deadlocked.
+/// The initial state has no action of the machine: one execution, finished
+/// or deadlocked.
 fn finish_without_actions(common: &Common, root: &Node) {
     common.executions.fetch_add(1, Ordering::Relaxed);
     if common.machine.finished(&root.state) {
@@ -158,6 +169,7 @@ fn outcome(machine: &Machine, common: Common, threads: usize) -> Outcome {
         max_depth: common.max_depth.load(Ordering::Relaxed),
         executions: common.executions.load(Ordering::Relaxed),
         sleep_blocked: common.blocked.load(Ordering::Relaxed),
+        ended_blocked: common.gave_up.load(Ordering::Relaxed),
         taken_over: common.taken_over.load(Ordering::Relaxed),
         threads,
         seconds: common.started.elapsed().as_secs_f64(),

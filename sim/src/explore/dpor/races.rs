@@ -6,50 +6,9 @@
 //! unless one already is there or asleep there. docs/ccl-sim.md ("Dynamic
 //! partial-order reduction") argues each rule.
 
-use super::events::{enabled, Event, Events, Proc};
+use super::events::{enabled, play, Event, Events, Proc};
 use super::worker::Worker;
-use crate::machine::footprint::{Footprint, Part, Touch};
-use crate::machine::Loc;
-
-/// Whether the race of a `ge` wait's pass (`wait`, by `waiter`, on `cell`,
-/// having read the cell from events of the processes `from`) with a later
-/// event of `proc` (`later`) need not be reversed: the later event only
-/// adds to the cell without lowering it (so the wait passing after it too
-/// acquires more of the cell's clock: every race of that execution is one
-/// of this one, docs/ccl-sim.md), it conflicts with the wait nowhere else,
-/// and every event the wait read the cell from is of its process (so it
-/// comes after them in every execution, and can replace none of them as
-/// what lets the wait pass: no race reversal needs it before the wait
-/// either) or of the waiting thread (before the wait in every execution).
-fn dominated(wait: &Footprint, waiter: Proc, cell: Loc, from: &[Proc], later: &Footprint, proc: Proc) -> bool {
-    if wait.everything() || later.everything() || from.iter().any(|p| *p != proc && *p != waiter) {
-        return false;
-    }
-    let adds = later.touches.contains(&(Part::Elem(cell), Touch::Add));
-    let lowers = later.touches.iter().any(|(part, _)| *part == Part::Lowers(cell));
-    let elsewhere = wait.touches.iter().any(|(part, touch)| {
-        *part != Part::Elem(cell)
-            && later.touches.iter().any(|(other, theirs)| other == part && touch.conflicts(*theirs))
-    });
-    adds && !lowers && !elsewhere
-}
-
-/// Whether the only conflict of `earlier` with `later` is a failed attempt
-/// of `earlier`'s at a wait (`Part::Attempt`) that `later` changes the cell
-/// of. The two are independent: either way round the thread rests at the
-/// wait (its pass is a step of its own, ordered with every change by its
-/// own races) and the state is the same; the attempt records its read only
-/// so that a change before it is in a race with it (the thread might have
-/// got there first, and passed before the change).
-fn attempt_only(earlier: &Footprint, later: &Footprint) -> bool {
-    !earlier.everything()
-        && !later.everything()
-        && earlier.touches.iter().all(|(part, touch)| {
-            later.touches.iter().filter(|(other, _)| other == part).all(|(_, theirs)| {
-                !touch.conflicts(*theirs) || (matches!(part, Part::Attempt(_)) && *touch == Touch::Read)
-            })
-        })
-}
+use crate::machine::footprint::Footprint;
 
 impl Worker<'_, '_> {
     /// Event `k` of the current execution.
@@ -61,39 +20,18 @@ impl Worker<'_, '_> {
     /// adds, for each, a process that reverses it to the backtrack set of
     /// the state before the race; what happens before the event.
     pub(super) fn races(&self, n: usize, proc: Proc, footprint: &Footprint) -> Events {
-        let deps: Vec<usize> = self
-            .index
-            .dependencies(n, proc, footprint)
-            .into_iter()
-            .filter(|&d| {
-                let earlier = self.event(d);
-                earlier.proc == proc || !attempt_only(&earlier.footprint, footprint)
-            })
-            .collect();
-        // A wait's race with this event that is `dominated` is not reversed;
-        // what happens before this event only through that wait is then in
-        // a race with it of its own (the wait may come after it).
-        let skipped: Vec<bool> = deps
-            .iter()
-            .map(|&d| {
-                let event = self.event(d);
-                event.proc != proc
-                    && event.waited.as_ref().is_some_and(|(cell, from)| {
-                        dominated(&event.footprint, event.proc, *cell, from, footprint, proc)
-                    })
-            })
-            .collect();
+        let deps: Vec<usize> = self.index.dependencies(n, proc, footprint);
+        // A dependency in the past of another is not direct: its race is
+        // reversed through that one.
         let mut past = Events::default();
-        let mut through = Events::default();
-        for (&d, &skip) in deps.iter().zip(&skipped) {
-            let event = self.event(d);
-            past.union(&event.past);
-            if !skip {
-                through.union(&event.past);
-            }
+        for &d in &deps {
+            past.union(&self.event(d).past);
+        }
+        let direct: Vec<usize> = deps.iter().copied().filter(|&d| !past.contains(d)).collect();
+        for &d in &deps {
             past.insert(d);
         }
-        for (&e, _) in deps.iter().zip(&skipped).filter(|(e, skip)| !through.contains(**e) && !**skip) {
+        for e in direct {
             if self.event(e).proc != proc {
                 self.reverse(e, n, proc, &past);
             }
@@ -155,16 +93,18 @@ impl Worker<'_, '_> {
         // Not "e made it enabled, so it cannot run without e": another
         // event of v may enable it too (a second add to a waited cell).
         let mut state = self.path[e].state.clone();
+        let mut blocked = self.path[e].blocked.clone();
         for &k in members {
             let taken = self.event(k).proc;
-            let Some(action) = enabled(&self.machine, &state).into_iter().find(|(p, _)| *p == taken).map(|(_, a)| a)
+            let Some(step) =
+                enabled(&self.machine, &state, &blocked).into_iter().find(|(p, _)| *p == taken).map(|(_, a)| a)
             else {
                 self.recorder.take();
                 return true;
             };
-            self.machine.apply(&mut state, action);
+            play(&self.machine, &mut state, &mut blocked, step);
         }
         self.recorder.take();
-        state.finding.is_some() || enabled(&self.machine, &state).iter().any(|(p, _)| *p == proc)
+        state.finding.is_some() || enabled(&self.machine, &state, &blocked).iter().any(|(p, _)| *p == proc)
     }
 }

@@ -3,11 +3,11 @@
 //! its own, takes another worker's execution up to the shallowest node with
 //! a process in its backtrack set not started (work stealing).
 
-use super::events::{enabled, Event, Index, Proc, Slept};
+use super::events::{enabled, play, Event, Index, Move, Proc, Slept};
 use super::tree::{Node, Plan};
 use super::{Common, Stop};
-use crate::machine::footprint::{Footprint, Part, Recorder};
-use crate::machine::{Action, Finding, Machine, State};
+use crate::machine::footprint::{Footprint, Recorder};
+use crate::machine::{Action, Finding, Machine, State, ThreadId};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
 use std::time::Duration;
@@ -29,8 +29,9 @@ pub(super) struct Worker<'a, 'b> {
 /// A child taken from a node, with the event it ran.
 struct Taken {
     proc: Proc,
-    action: Action,
+    action: Move,
     next: State,
+    blocked: Vec<ThreadId>,
     footprint: Arc<Footprint>,
     sleep: Vec<Slept>,
 }
@@ -61,7 +62,7 @@ impl<'a, 'b> Worker<'a, 'b> {
     fn advance(&mut self) {
         let node = self.path.last().expect("a node to explore").clone();
         let depth = self.path.len() - 1;
-        let Some(Taken { proc, action, next, footprint, sleep }) = self.take(&node) else {
+        let Some(Taken { proc, action, next, blocked, footprint, sleep }) = self.take(&node) else {
             self.pop();
             return;
         };
@@ -69,16 +70,15 @@ impl<'a, 'b> Worker<'a, 'b> {
             self.common.halt(Stop::Found(finding.clone(), self.schedule(action)));
             return;
         }
-        let waiting = match action {
-            Action::Step(t) => self.machine.ge_wait_at(&node.state, t),
-            _ => None,
-        };
         let past = self.races(depth, proc, &footprint);
-        let waited = waiting.map(|cell| (cell, self.index.writers(Part::Elem(cell))));
-        let event = Event { proc, action, footprint, past, waited };
+        let event = Event { proc, action, footprint, past };
         self.index.add(depth, &event);
         self.common.max_depth.fetch_max(depth + 1, Ordering::Relaxed);
-        let successors = enabled(&self.machine, &next);
+        let successors = enabled(&self.machine, &next, &blocked);
+        debug_assert!(
+            node.enabled.iter().all(|(p, _)| *p == proc || successors.iter().any(|(q, _)| q == p)),
+            "an event disabled another process's"
+        );
         if successors.is_empty() {
             self.index.remove(&event);
             self.end_of_execution(&next, action);
@@ -94,8 +94,8 @@ impl<'a, 'b> Worker<'a, 'b> {
             self.common.blocked.fetch_add(1, Ordering::Relaxed);
             return;
         };
-        let plan = Plan { backtrack: vec![first], started: Vec::new(), sleep };
-        let child = Node::new(next, successors, Some(event), plan);
+        let plan = Plan { backtrack: vec![first], sleep, ..Plan::default() };
+        let child = Node::new(next, blocked, successors, Some(event), plan);
         self.path.push(child.clone());
         if let Some(mut published) = self.published() {
             published.push(child);
@@ -116,7 +116,8 @@ impl<'a, 'b> Worker<'a, 'b> {
             return None;
         }
         let mut next = node.state.clone();
-        self.machine.apply(&mut next, action);
+        let mut blocked = node.blocked.clone();
+        play(&self.machine, &mut next, &mut blocked, action);
         let footprint = Arc::new(self.recorder.take());
         self.taken += 1;
         let sleep = plan
@@ -127,22 +128,32 @@ impl<'a, 'b> Worker<'a, 'b> {
             .cloned()
             .collect();
         plan.started.push(Slept { proc, footprint: footprint.clone() });
-        Some(Taken { proc, action, next, footprint, sleep })
+        Some(Taken { proc, action, next, blocked, footprint, sleep })
     }
 
-    /// The actions of the current execution, then `last`.
-    fn schedule(&self, last: Action) -> Vec<Action> {
-        let mut actions: Vec<Action> = self.path.iter().filter_map(|n| n.event.as_ref().map(|e| e.action)).collect();
-        actions.push(last);
-        actions
+    /// The machine's actions of the current execution, then `last`.
+    fn schedule(&self, last: Move) -> Vec<Action> {
+        let moves = self.path.iter().filter_map(|n| n.event.as_ref().map(|e| e.action)).chain([last]);
+        moves
+            .filter_map(|step| match step {
+                Move::Act(action) => Some(action),
+                Move::Block(..) => None,
+            })
+            .collect()
     }
 
-    /// A state with no action, reached by `last`: the end of an execution,
-    /// or a deadlock.
-    fn end_of_execution(&self, state: &State, last: Action) {
+    /// A state with no event, reached by `last`: the end of an execution,
+    /// a deadlock of the machine, or an execution with a blocked thread
+    /// whose wait holds by now, which no schedule of the machine runs
+    /// (`events::Move::Block`).
+    fn end_of_execution(&self, state: &State, last: Move) {
         self.common.executions.fetch_add(1, Ordering::Relaxed);
-        if !self.machine.finished(state) {
+        if self.machine.deadlocked(state) {
             self.common.halt(Stop::Found(Arc::new(Finding::Deadlock), self.schedule(last)));
+            return;
+        }
+        if !self.machine.finished(state) {
+            self.common.gave_up.fetch_add(1, Ordering::Relaxed);
             return;
         }
         self.common.cost.lock().unwrap_or_else(|e| e.into_inner()).record(&self.machine.program, &state.cost);
@@ -249,20 +260,27 @@ impl<'a, 'b> Worker<'a, 'b> {
 /// The process to explore first from `state`: an awake thread passing a
 /// `ge` wait (taken early, its races with later adds are mostly
 /// `races::dominated`), else the awake thread that has taken the fewest
-/// steps in the execution so far (`index`), else the first awake process.
-/// A choice of order only: every other is explored where a race needs it.
+/// steps in the execution so far (`index`), else the first awake process;
+/// a block (`events::Move::Block`) only when no action of the machine is
+/// awake. The order among actions is a choice only (every other is
+/// explored where a race needs it); blocks last is not: a block ends its
+/// execution, so an action taken first from here runs in the execution
+/// before any block does, and its races are recorded.
 pub(super) fn first_choice(
     machine: &Machine,
     index: &Index,
     state: &State,
-    enabled: &[(Proc, Action)],
+    enabled: &[(Proc, Move)],
     sleep: &[Slept],
 ) -> Option<Proc> {
-    let awake = || enabled.iter().filter(|(p, _)| !sleep.iter().any(|slept| slept.proc == *p));
+    let awake = || {
+        enabled.iter().filter(|(p, step)| !sleep.iter().any(|slept| slept.proc == *p) && matches!(step, Move::Act(_)))
+    };
     awake()
-        .find(|(_, action)| matches!(action, Action::Step(t) if machine.ge_wait_at(state, *t).is_some()))
+        .find(|(_, step)| matches!(step, Move::Act(Action::Step(t)) if machine.ge_wait_at(state, *t).is_some()))
         .or_else(|| awake().filter(|(p, _)| matches!(p, Proc::Thread(_))).min_by_key(|(p, _)| index.taken(*p)))
         .or_else(|| awake().next())
+        .or_else(|| enabled.iter().find(|(p, _)| !sleep.iter().any(|slept| slept.proc == *p)))
         .map(|(p, _)| *p)
 }
 
