@@ -12,9 +12,9 @@
 //! reference when its turn comes, and the reference must end where the
 //! machine did.
 
+use crate::machine::record::{Event, EventKind, Recorder};
 use crate::machine::{self, Action, Finding, Machine, RaceKind};
 use crate::reference::{self, Reference, Status};
-use crate::trace::{EventKind, Recorder};
 use std::sync::Arc;
 
 /// Where a replay in the reference parted from the machine.
@@ -87,7 +87,7 @@ pub fn replay(
 fn follow(
     reference: &Reference,
     mirror: &mut reference::State,
-    events: &[crate::trace::Event],
+    events: &[Event],
     unit: Option<&(machine::ThreadId, machine::Unit)>,
     step: usize,
 ) -> Result<(), Divergence> {

@@ -13,9 +13,10 @@
 //! `missing-edge`, `legend`), so tests and style sheets can find them.
 
 use super::explore::Outcome;
+use super::machine::record::EventKind;
 use super::machine::{Finding, Machine, RaceKind, ThreadId};
 use super::summary::{Summary, ThreadRef};
-use super::trace::{EventKind, Trace};
+use super::trace::Trace;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

@@ -35,7 +35,7 @@ pub mod views;
 pub use cost::{Cost, CostRange, RunCost};
 pub use explore::{Bound, Engine, Outcome, SearchConfig, SearchStats, Step, Store};
 pub use machine::{Finding, Limits, Machine, RaceKind};
-pub use options::{EntryArg, Options, Search};
+pub use options::{available_threads, EntryArg, Options, Search};
 
 use cclir_support::SourceLoc;
 use program::{Program, Scalar, Ty};
@@ -95,7 +95,15 @@ fn search(mut machine: Machine, options: &Options) -> (Machine, Outcome) {
             explore::exhaustive(machine.clone(), &config)
         }
         Search::Random { runs, seed } => {
-            explore::random(&machine, runs, seed, options.max_states, options.trace, options.search_config.threads)
+            // `--trace`: each schedule and step on standard error as it runs.
+            let show = |traced: explore::Traced| match traced {
+                explore::Traced::Schedule(run) => eprintln!("schedule {}:", run + 1),
+                explore::Traced::Step { number, state, action } => {
+                    eprintln!("  {number:>4}. {}", report::step(&machine, state, action))
+                }
+            };
+            let trace: Option<explore::Tracer> = options.trace.then_some(&show);
+            explore::random(&machine, runs, seed, options.max_states, trace, options.search_config.threads)
         }
     };
     (machine, outcome)
@@ -127,11 +135,6 @@ fn machine_for(program: Program, options: &Options) -> Result<Machine, InputErro
     machine.limits = options.limits;
     machine.entry_args = entry_args;
     Ok(machine)
-}
-
-/// The cores the search may use (1 where they cannot be counted).
-pub fn available_threads() -> usize {
-    std::thread::available_parallelism().map(usize::from).unwrap_or(1)
 }
 
 /// The values `args` give the entry's parameters, by position.

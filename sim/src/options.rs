@@ -65,6 +65,11 @@ pub struct Options {
     pub search_config: SearchConfig,
 }
 
+/// The cores the search may use (1 where they cannot be counted).
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map(usize::from).unwrap_or(1)
+}
+
 impl Default for Options {
     fn default() -> Self {
         let mut options = Options {
@@ -82,7 +87,7 @@ impl Default for Options {
             reference: false,
             trace: false,
             // Computed: every core (`--threads`).
-            search_config: SearchConfig { threads: crate::available_threads(), ..SearchConfig::default() },
+            search_config: SearchConfig { threads: available_threads(), ..SearchConfig::default() },
         };
         for setting in SETTINGS {
             if let DefaultValue::Text(text) = setting.default {

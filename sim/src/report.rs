@@ -10,16 +10,6 @@ use super::program::{SiteId, Ty};
 use cclir_support::diagnostics::{Diagnostic, Severity, SourceLoc};
 use std::fmt::Write;
 
-/// Who a thread is: `rank 1 block 0` or `rank 1 host`.
-pub fn thread_name(machine: &Machine, t: ThreadId) -> String {
-    let (rank, slot) = (machine.rank_of(t), machine.slot_of(t));
-    if slot == 0 {
-        format!("rank {rank} host")
-    } else {
-        format!("rank {rank} block {}", slot - 1)
-    }
-}
-
 fn site_text(machine: &Machine, site: u32) -> String {
     let site = machine.program.site(site);
     match &site.step {
@@ -32,7 +22,7 @@ fn site_text(machine: &Machine, site: u32) -> String {
 /// launch 1 of @k`.
 pub fn access_text(machine: &Machine, access: &Access) -> String {
     let what = if access.write { "write" } else { "read" };
-    let mut text = format!("{what} by {} {}", thread_name(machine, access.thread), site_text(machine, access.site));
+    let mut text = format!("{what} by {} {}", machine.thread_name(access.thread), site_text(machine, access.site));
     if let Some(kernel) = access.kernel {
         let name = &machine.program.funcs[kernel as usize].name;
         write!(text, " in launch {} of @{name}", access.launch).unwrap();
@@ -131,7 +121,7 @@ fn launch_of(machine: &Machine, state: &State, t: ThreadId) -> String {
 /// all), the collective the other ranks have not reached, or the launch it
 /// joins.
 fn blocked_text(machine: &Machine, state: &State, t: ThreadId) -> Option<(Option<SiteId>, String, bool)> {
-    let who = thread_name(machine, t);
+    let who = machine.thread_name(t);
     let launch = launch_of(machine, state, t);
     let text = match machine.blocked(state, t)? {
         Blocked::Wait { wait, value } => {
@@ -233,37 +223,30 @@ pub fn search_limit(machine: &Machine, bound: Bound, states: usize, generated: u
 }
 
 /// One line per step of `schedule`, numbered from `first`.
-pub fn schedule(schedule: &[Step], first: usize) -> String {
+pub fn schedule(machine: &Machine, schedule: &[Step], first: usize) -> String {
     let mut out = String::new();
     for (n, step) in schedule.iter().enumerate() {
-        writeln!(out, "  {:>4}. {}", n + first, step.text).unwrap();
+        writeln!(out, "  {:>4}. {}", n + first, step_text(machine, step)).unwrap();
     }
     out
 }
 
-/// The op `action` takes, read from the state it is taken in: the op its
-/// thread rests at, the landing unit's, or the collective's (rank 0's host
-/// is thread 0).
-pub fn step_site(machine: &Machine, state: &State, action: Action) -> Option<SiteId> {
-    match action {
-        Action::Step(t) => machine.site_at(state, t),
-        Action::Land(t, u) => Some(state.inflight[t as usize][u as usize].site),
-        Action::Collective => machine.site_at(state, 0),
-    }
-}
-
 /// What `action` does, read from the state it is taken in.
 pub fn step(machine: &Machine, state: &State, action: Action) -> String {
-    let site = step_site(machine, state, action);
+    step_text(machine, &Step::taken(machine, state, action))
+}
+
+/// What a step of a schedule did.
+pub fn step_text(machine: &Machine, step: &Step) -> String {
     let at = |site: SiteId| format!("{} at {}", site_text(machine, site), machine.program.site(site).loc);
-    match (action, site) {
-        (Action::Step(t), Some(site)) => format!("{}: {}", thread_name(machine, t), at(site)),
-        (Action::Step(t), None) => format!("{}: a step", thread_name(machine, t)),
-        (Action::Land(t, u), _) => {
-            let writes = state.inflight[t as usize][u as usize].writes.len();
+    match (step.action, step.site) {
+        (Action::Step(t), Some(site)) => format!("{}: {}", machine.thread_name(t), at(site)),
+        (Action::Step(t), None) => format!("{}: a step", machine.thread_name(t)),
+        (Action::Land(t, _), site) => {
+            let writes = step.writes;
             let (plural, verb) = if writes == 1 { ("", "s") } else { ("s", "") };
             let unit = site.map(at).unwrap_or_default();
-            format!("{}: the {writes} write{plural} of {unit} land{verb}", thread_name(machine, t))
+            format!("{}: the {writes} write{plural} of {unit} land{verb}", machine.thread_name(t))
         }
         (Action::Collective, Some(site)) => format!("every rank: {}", at(site)),
         (Action::Collective, None) => "every rank: a collective".to_string(),

@@ -184,7 +184,7 @@ fn step_report(machine: &Machine, number: usize, step: &Step) -> StepReport {
         threads: step_threads(machine, step.action).into_iter().map(|t| ThreadRef::of(machine, t)).collect(),
         op: site.map(|s| s.op.clone()),
         loc: site.map(|s| s.loc.clone()),
-        text: step.text.clone(),
+        text: report::step_text(machine, step),
     }
 }
 

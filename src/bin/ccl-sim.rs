@@ -400,7 +400,7 @@ fn verdict(args: &Args, machine: &sim::Machine, outcome: &Outcome) -> Verdict {
             if shown > 0 {
                 eprintln!("  ... {shown} earlier steps (--trace prints them)");
             }
-            eprint!("{}", report::schedule(&schedule[shown..], shown + 1));
+            eprint!("{}", report::schedule(machine, &schedule[shown..], shown + 1));
             Verdict { stdout: String::new(), code }
         }
     }

@@ -27,7 +27,7 @@ use super::program::SiteId;
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use random::{random, schedule as random_schedule};
+pub use random::{random, schedule as random_schedule, Traced, Tracer};
 
 /// What a search found.
 #[derive(Debug)]
@@ -54,20 +54,26 @@ impl Outcome {
     }
 }
 
-/// One step of a reported schedule: the action, the op it took and what it
-/// did as the report prints it (read from the state it was taken in, which
-/// is not kept).
+/// One step of a reported schedule: the action, the op it took and, for a
+/// landing, how many writes landed: what the report says of it
+/// (`report::step_text`), read from the state it was taken in, which is
+/// not kept.
 #[derive(Clone, Debug)]
 pub struct Step {
     pub action: Action,
     pub site: Option<SiteId>,
-    pub text: String,
+    /// The writes of the unit a landing landed (0 for other actions).
+    pub writes: usize,
 }
 
 impl Step {
-    fn taken(machine: &Machine, state: &State, action: Action) -> Step {
-        let site = super::report::step_site(machine, state, action);
-        Step { action, site, text: super::report::step(machine, state, action) }
+    /// `action` as a step taken in `state`.
+    pub fn taken(machine: &Machine, state: &State, action: Action) -> Step {
+        let writes = match action {
+            Action::Land(t, u) => state.inflight[t as usize][u as usize].writes.len(),
+            Action::Step(_) | Action::Collective => 0,
+        };
+        Step { action, site: machine.action_site(state, action), writes }
     }
 }
 

@@ -9,7 +9,7 @@
 
 use super::{finding_of, replay, Bound, Outcome};
 use crate::cost::{RunCost, Tally};
-use crate::machine::{Action, Machine};
+use crate::machine::{Action, Machine, State};
 use crate::memory;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -24,6 +24,18 @@ fn run_seed(seed: u64, run: usize) -> u64 {
     z ^ (z >> 31)
 }
 
+/// What a traced search shows as it runs (`--trace`), one call of its
+/// tracer each: the search says what happens, its caller how it reads.
+pub enum Traced<'a> {
+    /// Schedule `run` (from 0) starts.
+    Schedule(usize),
+    /// Step `number` of the schedule (from 1) takes `action` in `state`.
+    Step { number: usize, state: &'a State, action: Action },
+}
+
+/// Where a traced search tells what it does.
+pub type Tracer<'a> = &'a (dyn Fn(Traced<'_>) + Sync);
+
 /// How one run ended.
 enum RunEnd {
     /// It reached its end; what it executed.
@@ -36,7 +48,7 @@ enum RunEnd {
 struct Shared<'a> {
     machine: &'a Machine,
     max_states: usize,
-    trace: bool,
+    trace: Option<Tracer<'a>>,
     next_run: AtomicUsize,
     steps: AtomicUsize,
     stopped: AtomicBool,
@@ -51,8 +63,8 @@ impl Shared<'_> {
     fn run(&self, run: usize, seed: u64) -> RunEnd {
         let machine = self.machine;
         let mut rng = fastrand::Rng::with_seed(run_seed(seed, run));
-        if self.trace {
-            eprintln!("schedule {}:", run + 1);
+        if let Some(trace) = self.trace {
+            trace(Traced::Schedule(run));
         }
         let mut state = machine.initial();
         // The actions taken: a finding's schedule is replayed from them.
@@ -81,8 +93,8 @@ impl Shared<'_> {
                 return RunEnd::Finished(state.cost.clone());
             }
             let action = actions[rng.usize(..actions.len())];
-            if self.trace {
-                eprintln!("  {:>4}. {}", taken.len() + 1, crate::report::step(machine, &state, action));
+            if let Some(trace) = self.trace {
+                trace(Traced::Step { number: taken.len() + 1, state: &state, action });
             }
             // No earlier state is kept: the step changes this one in place.
             machine.apply(&mut state, action);
@@ -129,10 +141,16 @@ impl Shared<'_> {
 }
 
 /// Runs `runs` random schedules from `seed` on `threads` threads (one with
-/// `trace`, which prints each step of each schedule to stderr as it runs),
-/// stopping when one schedule reaches `max_states` steps or at the memory
-/// bound.
-pub fn random(machine: &Machine, runs: usize, seed: u64, max_states: usize, trace: bool, threads: usize) -> Outcome {
+/// `trace`, which is told each schedule and each step as it runs), stopping
+/// when one schedule reaches `max_states` steps or at the memory bound.
+pub fn random(
+    machine: &Machine,
+    runs: usize,
+    seed: u64,
+    max_states: usize,
+    trace: Option<Tracer<'_>>,
+    threads: usize,
+) -> Outcome {
     let shared = Shared {
         machine,
         max_states,
@@ -144,7 +162,7 @@ pub fn random(machine: &Machine, runs: usize, seed: u64, max_states: usize, trac
         bound: Mutex::new(None),
         cost: Mutex::new(RunCost::default()),
     };
-    let threads = if trace { 1 } else { threads.clamp(1, runs.max(1)) };
+    let threads = if trace.is_some() { 1 } else { threads.clamp(1, runs.max(1)) };
     if threads == 1 {
         shared.work(runs, seed);
     } else {
@@ -177,7 +195,7 @@ pub fn random(machine: &Machine, runs: usize, seed: u64, max_states: usize, trac
 /// up to `max_steps` actions: the actions taken and the state it ends in
 /// (finished, at a finding, deadlocked, or cut at the bound). For holding
 /// the random search to the reference semantics (`crate::crosscheck`).
-pub fn schedule(machine: &Machine, seed: u64, run: usize, max_steps: usize) -> (Vec<Action>, crate::machine::State) {
+pub fn schedule(machine: &Machine, seed: u64, run: usize, max_steps: usize) -> (Vec<Action>, State) {
     let mut rng = fastrand::Rng::with_seed(run_seed(seed, run));
     let mut state = machine.initial();
     let mut taken = Vec::new();

@@ -135,12 +135,12 @@ impl Machine {
             return;
         }
         self.note(state, t, Some(unit.site), || EventKind::Issue {
-            unit: trace::unit_key(&unit),
+            unit: record::unit_key(&unit),
             writes: unit.writes.len(),
         });
         self.touch(Part::Queue(t), Touch::Add);
         if self.footprint.is_some() {
-            self.touch(Part::Unit(trace::unit_key(&unit)), Touch::Write);
+            self.touch(Part::Unit(record::unit_key(&unit)), Touch::Write);
         }
         for (loc, _) in &unit.writes {
             self.touch(Part::Meta(*loc), Touch::Add);

@@ -32,7 +32,7 @@ pub enum Part {
     Status(ThreadId),
     /// Whether a thread's in-flight queue is empty (what its fence reads).
     Queue(ThreadId),
-    /// An in-flight unit, by its key (`trace::unit_key`): issued, then
+    /// An in-flight unit, by its key (`record::unit_key`): issued, then
     /// landed (its landing is enabled by its issue).
     Unit(u64),
     /// Everything (an allocation renumbers buffers and changes what exists).

@@ -16,6 +16,7 @@ mod ccl;
 mod collective;
 pub mod footprint;
 mod races;
+pub mod record;
 mod schedule;
 mod start;
 mod state;
@@ -27,8 +28,8 @@ use super::cost::Tally;
 use super::memory;
 use super::program::*;
 use super::shared::Shared;
-use super::trace::{self, EventKind, Recorder};
 use super::value::{self, Val, View};
+use record::{EventKind, Recorder};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -190,6 +191,27 @@ impl Machine {
     /// 0 for the host, 1.. for block slots.
     pub fn slot_of(&self, t: ThreadId) -> u16 {
         t % self.per_rank
+    }
+
+    /// Who a thread is: `rank 1 block 0` or `rank 1 host`.
+    pub fn thread_name(&self, t: ThreadId) -> String {
+        let (rank, slot) = (self.rank_of(t), self.slot_of(t));
+        if slot == 0 {
+            format!("rank {rank} host")
+        } else {
+            format!("rank {rank} block {}", slot - 1)
+        }
+    }
+
+    /// The op `action` takes, read from the state it is taken in: the op
+    /// its thread rests at, the landing unit's, or the collective's (rank
+    /// 0's host is thread 0).
+    pub fn action_site(&self, state: &State, action: Action) -> Option<SiteId> {
+        match action {
+            Action::Step(t) => self.site_at(state, t),
+            Action::Land(t, u) => Some(state.inflight[t as usize][u as usize].site),
+            Action::Collective => self.site_at(state, 0),
+        }
     }
 
     fn host_of(&self, rank: u16) -> ThreadId {

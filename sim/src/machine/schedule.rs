@@ -286,14 +286,14 @@ impl Machine {
                 let unit = next.inflight[t as usize].remove(u as usize);
                 self.touch(Part::Queue(t), Touch::Add);
                 if self.footprint.is_some() {
-                    self.touch(Part::Unit(trace::unit_key(&unit)), Touch::Write);
+                    self.touch(Part::Unit(record::unit_key(&unit)), Touch::Write);
                 }
                 for (loc, _) in &unit.writes {
                     self.touch(Part::Elem(*loc), Touch::Write);
                     self.touch(Part::Meta(*loc), Touch::Add);
                 }
                 self.note(next, t, Some(unit.site), || EventKind::Land {
-                    unit: trace::unit_key(&unit),
+                    unit: record::unit_key(&unit),
                     writes: unit.writes.len(),
                 });
                 for (loc, _) in &unit.writes {
@@ -412,7 +412,7 @@ impl Machine {
         let frame = state.threads[t as usize].frames.last().expect("a running thread has a frame");
         let func = &self.program.funcs[frame.func as usize];
         let max = self.limits.max_steps;
-        let who = crate::report::thread_name(self, t);
+        let who = self.thread_name(t);
         match func.loop_at(frame.pc) {
             Some(span) => limit(
                 Some(span.site),

@@ -67,15 +67,21 @@ impl Debug {
             });
             out += &format!(
                 "  {} {:?} at {} clock {:?}\n",
-                crate::report::thread_name(machine, t),
+                machine.thread_name(t),
                 thread.status,
                 at.unwrap_or_default(),
                 thread.clock.get(t as usize)
             );
         }
+        // The actions as the machine names them (the report's words are
+        // the report's: a search does not use it).
         for a in enabled {
             let mark = if chosen.is_none_or(|c| c.contains(a)) { "*" } else { " " };
-            out += &format!("  {mark} {}\n", crate::report::step(machine, state, *a));
+            let at = machine.action_site(state, *a).map(|s| {
+                let site = machine.program.site(s);
+                format!(" {} {}", site.op, site.loc)
+            });
+            out += &format!("  {mark} {a:?}{}\n", at.unwrap_or_default());
         }
         out += why;
         eprint!("{out}");

@@ -136,7 +136,7 @@ impl<'m> Reducer<'m> {
     }
 
     fn name(&self, t: ThreadId) -> String {
-        crate::report::thread_name(self.machine, t)
+        self.machine.thread_name(t)
     }
 
     fn memoized(&self, state: &State, t: ThreadId, horizon: Horizon, cut: &Cut) -> Arc<Reach> {
