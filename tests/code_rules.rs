@@ -8,7 +8,10 @@
 //!   its unsafe code, and `cclir-process`), which deny undocumented unsafe
 //!   code instead;
 //! - no file has more than 1,000 lines and no function more than 150,
-//!   but for the simulator's functions [`LONG_FUNCTIONS`] names.
+//!   but for the simulator's functions [`LONG_FUNCTIONS`] names;
+//! - the simulator core's modules (sim/src) depend one way: the machine on
+//!   no search, a search on nothing that shows its result, none on the
+//!   crate root, no circle; docs/architecture.md draws the graph.
 //!
 //! The files are read with comments and literals told apart from code (a
 //! brace or `unsafe` in a string is not code).
@@ -370,4 +373,243 @@ fn the_blanking_tells_code_from_literals() {
     assert_eq!(declared_function("    pub(crate) unsafe extern \"C\" fn run("), Some("run".to_string()));
     assert_eq!(function_lines(&["fn f() {".to_string(), "  x".to_string(), "}".to_string()]), Some(3));
     assert_eq!(function_lines(&["fn f();".to_string()]), None);
+}
+
+type ModuleGraph = std::collections::BTreeMap<String, std::collections::BTreeSet<String>>;
+
+/// The module path of a file under `sim/src` (`explore/por/mod.rs` is
+/// `explore::por`; `lib.rs` the crate root, empty).
+fn sim_module_path(relative: &Path) -> Vec<String> {
+    let mut path: Vec<String> = relative.iter().map(|part| part.to_string_lossy().into_owned()).collect();
+    let file = path.pop().expect("a file name");
+    match file.as_str() {
+        "lib.rs" | "mod.rs" => {}
+        _ => path.push(file.trim_end_matches(".rs").to_string()),
+    }
+    path
+}
+
+/// The absolute module paths `code` (blanked) names through `crate::` and
+/// `super::` (each item of a `use super::{a, b}` list on its own), in the
+/// module `module`; an inline `mod name { ... }` is a module of its own.
+fn named_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
+    let chars: Vec<char> = code.chars().collect();
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let word_at = |i: usize| -> String { chars[i..].iter().take_while(|c| is_ident(**c)).collect() };
+    let skip_space = |mut i: usize| {
+        while i < chars.len() && chars[i].is_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let mut paths = Vec::new();
+    // Inline modules open, with the brace depth inside each.
+    let mut inline: Vec<(String, usize)> = Vec::new();
+    let mut pending_mod: Option<String> = None;
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '{' {
+            depth += 1;
+            if let Some(name) = pending_mod.take() {
+                inline.push((name, depth));
+            }
+            i += 1;
+            continue;
+        }
+        if c == '}' {
+            if inline.last().is_some_and(|(_, d)| *d == depth) {
+                inline.pop();
+            }
+            depth = depth.saturating_sub(1);
+            i += 1;
+            continue;
+        }
+        if c == ';' {
+            pending_mod = None;
+        }
+        if !is_ident(c) || (i > 0 && (is_ident(chars[i - 1]) || chars[i - 1] == '$')) {
+            i += 1;
+            continue;
+        }
+        let word = word_at(i);
+        let after = i + word.len();
+        if word == "mod" {
+            let name_at = skip_space(after);
+            let name = word_at(name_at);
+            if !name.is_empty() {
+                pending_mod = Some(name);
+            }
+            i = after;
+            continue;
+        }
+        if (word != "crate" && word != "super") || chars.get(after..after + 2) != Some(&[':', ':'][..]) {
+            i = after;
+            continue;
+        }
+        let mut base: Vec<String> = module.iter().cloned().chain(inline.iter().map(|(n, _)| n.clone())).collect();
+        let mut at = i;
+        loop {
+            let w = word_at(at);
+            match w.as_str() {
+                "crate" => base.clear(),
+                "super" => {
+                    base.pop();
+                }
+                _ => break,
+            }
+            at += w.len() + 2;
+        }
+        at = skip_space(at);
+        if chars.get(at) == Some(&'{') {
+            // `use super::{a, b::c, self}`: the first word of each item.
+            let mut level = 0usize;
+            let mut item_start = true;
+            let mut j = at;
+            while j < chars.len() {
+                match chars[j] {
+                    '{' => {
+                        level += 1;
+                        item_start = level == 1;
+                    }
+                    '}' => {
+                        level -= 1;
+                        if level == 0 {
+                            break;
+                        }
+                    }
+                    ',' if level == 1 => item_start = true,
+                    c if item_start && level == 1 && is_ident(c) => {
+                        let item = word_at(j);
+                        let mut path = base.clone();
+                        if item != "self" {
+                            path.push(item.clone());
+                        }
+                        paths.push(path);
+                        item_start = false;
+                        j += item.len();
+                        continue;
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            i = j + 1;
+        } else {
+            let item = word_at(at);
+            let mut path = base;
+            if !item.is_empty() {
+                path.push(item.clone());
+            }
+            paths.push(path);
+            i = at + item.len().max(1);
+        }
+    }
+    paths
+}
+
+/// Which of the simulator core's top-level modules (a file or folder of
+/// sim/src each; `lib` the crate root) use which, read from their code.
+fn sim_module_graph() -> ModuleGraph {
+    let sim = root().join("sim/src");
+    let mut paths = Vec::new();
+    rust_files(&sim, &mut paths);
+    let modules: Vec<Vec<String>> =
+        paths.iter().map(|path| sim_module_path(path.strip_prefix(&sim).expect("under sim/src"))).collect();
+    let top = |path: &[String]| path.first().cloned().unwrap_or_else(|| "lib".to_string());
+    let known: std::collections::BTreeSet<String> = modules.iter().map(|m| top(m)).collect();
+    let mut graph = ModuleGraph::new();
+    for (path, module) in paths.iter().zip(&modules) {
+        let from = top(module);
+        let edges = graph.entry(from.clone()).or_default();
+        let code = blank_comments_and_literals(&std::fs::read_to_string(path).expect("readable"));
+        for named in named_paths(&code, module) {
+            // An item of the crate root itself (`crate::run`) is `lib`.
+            let to = match named.first() {
+                Some(first) if known.contains(first) && first != "lib" => first.clone(),
+                _ => "lib".to_string(),
+            };
+            if to != from {
+                edges.insert(to);
+            }
+        }
+    }
+    // The crate root declares every module: what it uses is not a layer.
+    graph.remove("lib");
+    graph
+}
+
+/// The block of docs/architecture.md between the simulator's module-graph
+/// markers: `module -> a, b` lines.
+fn documented_sim_module_graph() -> ModuleGraph {
+    let text = std::fs::read_to_string(root().join("docs/architecture.md")).expect("docs/architecture.md");
+    let begin = "<!-- sim-module-graph-begin -->";
+    let start = text.find(begin).expect("the begin marker") + begin.len();
+    let end = text.find("<!-- sim-module-graph-end -->").expect("the end marker");
+    let mut graph = ModuleGraph::new();
+    for line in text[start..end].lines().filter(|line| line.contains("->")) {
+        let (from, to) = line.split_once("->").expect("an arrow");
+        let targets = graph.entry(from.trim().to_string()).or_default();
+        targets.extend(to.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_string));
+    }
+    graph
+}
+
+/// The simulator core is one-way (issue 37): the machine depends on no
+/// search, a search on nothing that shows its result, no module on the
+/// crate root, and the modules form no circle; docs/architecture.md draws
+/// this graph.
+#[test]
+fn the_simulator_core_is_one_way() {
+    let graph = sim_module_graph();
+    let shows = ["report", "trace", "diagram", "sarif", "summary"];
+    let mut wrong = Vec::new();
+    for (from, to) in graph.iter().flat_map(|(from, edges)| edges.iter().map(move |to| (from.as_str(), to.as_str()))) {
+        let backward = match from {
+            "explore" => shows.contains(&to),
+            "machine" => shows.contains(&to) || to == "explore",
+            _ => false,
+        };
+        if backward {
+            wrong.push(format!("{from} uses {to}"));
+        }
+    }
+    for (from, edges) in &graph {
+        if edges.contains("lib") {
+            wrong.push(format!("{from} uses the crate root (lib.rs)"));
+        }
+    }
+    // Kahn's algorithm: what is left has a circle.
+    let mut left = graph.clone();
+    while let Some(leaf) =
+        left.iter().find(|(_, edges)| edges.iter().all(|e| !left.contains_key(e))).map(|(m, _)| m.clone())
+    {
+        left.remove(&leaf);
+    }
+    if !left.is_empty() {
+        wrong.push(format!("a circle among {:?}", left.keys().collect::<Vec<_>>()));
+    }
+    assert!(wrong.is_empty(), "sim/src's modules:\n{}\n(graph: {graph:#?})", wrong.join("\n"));
+    assert!(graph.len() >= 15, "every module of sim/src: {:?}", graph.keys());
+    assert_eq!(documented_sim_module_graph(), graph, "docs/architecture.md's module graph of sim/src");
+}
+
+#[test]
+fn module_paths_are_read_from_code() {
+    let module = ["explore".to_string(), "por".to_string()];
+    let code = "use super::{access, iset::ISet, self};\nuse crate::machine::State;\nfn f() { super::super::report::step(); }\n\
+                mod tests { use super::*; }\npub(crate) fn g() {}\n";
+    let named = named_paths(code, &module);
+    let expect: Vec<Vec<&str>> = vec![
+        vec!["explore", "access"],
+        vec!["explore", "iset"],
+        vec!["explore"],
+        vec!["machine"],
+        vec!["report"],
+        vec!["explore", "por"],
+    ];
+    assert_eq!(named, expect.iter().map(|p| p.iter().map(|s| s.to_string()).collect::<Vec<_>>()).collect::<Vec<_>>());
+    assert_eq!(sim_module_path(Path::new("explore/por/mod.rs")), ["explore", "por"]);
+    assert_eq!(sim_module_path(Path::new("lib.rs")), Vec::<String>::new());
 }
