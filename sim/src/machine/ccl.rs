@@ -48,7 +48,6 @@ impl Machine {
             Ok(p as u16)
         };
         let indices = |list: &[Reg]| list.iter().map(|r| int(*r)).collect::<Result<Vec<i64>, Fail>>();
-        let at = |v: &View, rank: u16, n: i64| Loc { rank, buffer: v.buffer, index: v.nth(n) as u32 };
         // A signal is element 0 of its view: a view of no element has none.
         let signal_cell = |r: Reg| {
             let signal = view(r)?;
@@ -57,13 +56,7 @@ impl Machine {
                 None => Err(fail(Some(site), format!("a signal view of no element ({:?})", signal.sizes))),
             }
         };
-        // What an op moving `n` elements may add to the state.
-        let room = |n: i64| {
-            self.reserve((n.max(0) as u64).saturating_mul(BYTES_PER_ELEMENT), || {
-                format!("'{}' of {n} elements", self.program.site(site).op)
-            })
-            .map_err(|f| f.located(site))
-        };
+        let room = |n: i64| self.room(site, n);
         let counted = self.counted_as(state, t);
         // Signal ops are recorded with their cell, below.
         if !matches!(op, CclOp::Notify { .. } | CclOp::Wait { .. }) {
@@ -129,18 +122,7 @@ impl Machine {
             CclOp::RemoteLoad { result, src, peer: p, ty } => {
                 let (src, p) = (view(*src)?, peer(*p)?);
                 room(src.len())?;
-                let mut lanes = Vec::new();
-                for n in 0..src.len() {
-                    lanes.push(self.read_cached(state, t, at(&src, p, n), site)?);
-                }
-                let value = match ty {
-                    Ty::Vector { len, .. } => {
-                        lanes.resize(*len, 0);
-                        Val::Vector(Arc::from(lanes))
-                    }
-                    _ => Val::from_bits(src.element, lanes.first().copied().unwrap_or(0)),
-                };
-                *loaded = Some((*result, value));
+                *loaded = Some((*result, self.remote_load(state, t, site, &src, p, ty)?));
             }
             CclOp::TileLoad { result, src, indices: idx, len } => {
                 let src = view(*src)?;
@@ -159,47 +141,11 @@ impl Machine {
             }
             CclOp::Notify { signal, peer: p, value, add } => {
                 let (signal, p, v) = (signal_cell(*signal)?, peer(*p)?, int(*value)?);
-                let loc = at(&signal, p, 0);
-                let old = self.cell(state, loc, site)?;
-                // Adds to one cell commute (a wrapping sum, a clock join);
-                // a wait reads the cell, so it is ordered with each.
-                let change = if *add { Touch::Add } else { Touch::Write };
-                self.touch(Part::Elem(loc), change);
-                self.note(state, t, Some(site), || EventKind::Notify { cell: loc });
-                let bits = if *add { (old.bits as i64).wrapping_add(v) } else { v };
-                let wrapped = match signal.element {
-                    Scalar::Int(b) => value::wrap(bits, b),
-                    Scalar::Float(_) => bits,
-                };
-                // A set, a negative add or one that wraps round may lower the
-                // cell: the early-wait rule's condition (`Machine::lowered`).
-                if !*add || v < 0 || wrapped != bits {
-                    self.lowered(state, loc, Some(t), site)?;
-                }
-                let bits = wrapped;
-                Shared::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])
-                    [loc.index as usize] = Cell { bits: bits as u64, writer: None };
-                state.signalled.0.push(loc);
-                let mine = state.threads[t as usize].clock.clone();
-                match state.signal_clocks.get_mut(&loc) {
-                    Some(previous) if *add => join_into(previous, &mine),
-                    _ => {
-                        state.signal_clocks.insert(loc, mine);
-                    }
-                }
-                tick(&mut state.threads[t as usize].clock, t);
+                self.notify(state, t, site, (at(&signal, p, 0), signal.element), v, *add)?;
             }
             CclOp::Wait { signal, equal, .. } => {
                 let signal = signal_cell(*signal)?;
-                let loc = at(&signal, rank, 0);
-                self.touch(Part::Elem(loc), Touch::Read);
-                if !*equal && self.eager_waits() {
-                    state.passed_early.insert((loc, t));
-                }
-                self.note(state, t, Some(site), || EventKind::Wait { cell: loc });
-                if let Some(clock) = state.signal_clocks.get(&loc).cloned() {
-                    join_into(&mut state.threads[t as usize].clock, &clock);
-                }
+                self.wait(state, t, site, at(&signal, rank, 0), *equal);
             }
             CclOp::Fence => {
                 // It passes on an empty queue (`enabled`).
@@ -208,55 +154,7 @@ impl Machine {
             }
             CclOp::CacheInvalid { target } => {
                 let target = target.map(view).transpose()?;
-                if let Some(target) = target.as_ref().filter(|target| !target.is_nested()) {
-                    room(target.len())?;
-                }
-                let cache = Shared::make_mut(&mut state.caches[t as usize]);
-                let selected: Vec<Loc> = match &target {
-                    None => cache.keys().copied().collect(),
-                    // A view whose positions decompose is tested line by
-                    // line, over the lines between its first and last
-                    // element on each rank; another is listed (its size was
-                    // checked when it was made).
-                    Some(target) if target.is_nested() => {
-                        let (low, high) = target.bounds();
-                        (0..self.ranks)
-                            .flat_map(|rank| {
-                                let at = |index: i64| Loc { rank, buffer: target.buffer, index: index as u32 };
-                                cache.range(at(low)..=at(high)).map(|(l, _)| *l)
-                            })
-                            .filter(|l| target.contains(l.index as i64))
-                            .collect()
-                    }
-                    Some(target) => {
-                        let elements: std::collections::BTreeSet<u32> =
-                            target.elements().into_iter().map(|e| e as u32).collect();
-                        cache
-                            .keys()
-                            .filter(|l| l.buffer == target.buffer && elements.contains(&l.index))
-                            .copied()
-                            .collect()
-                    }
-                };
-                let mut writes = Vec::new();
-                for loc in selected {
-                    if let Some(line) = cache.remove(&loc) {
-                        if line.dirty {
-                            writes.push((loc, line.cell));
-                        }
-                    }
-                }
-                for (loc, _) in &writes {
-                    self.touch(Part::Meta(*loc), Touch::Add);
-                    count_down(&mut state.dirty_index.0, *loc);
-                }
-                let cost = state.cost.of(counted);
-                match target {
-                    Some(_) => cost.region_invalidates += 1,
-                    None => cost.whole_invalidates += 1,
-                }
-                cost.lines_written_back += writes.len() as u64;
-                self.enqueue(state, t, Unit { site, writes });
+                self.cache_invalid(state, t, site, counted, target)?;
             }
             CclOp::AllToAllV { .. } | CclOp::AllReduce { .. } | CclOp::Barrier => {
                 return Err(fail(
@@ -267,4 +165,157 @@ impl Machine {
         }
         Ok(Vec::new())
     }
+
+    /// What an op moving `n` elements at `site` may add to the state:
+    /// `Err` (a limit) if it would pass `--max-memory`.
+    fn room(&self, site: SiteId, n: i64) -> Result<(), Fail> {
+        self.reserve((n.max(0) as u64).saturating_mul(BYTES_PER_ELEMENT), || {
+            format!("'{}' of {n} elements", self.program.site(site).op)
+        })
+        .map_err(|f| f.located(site))
+    }
+
+    /// A `ccl.wait` of `t` at `site` on the cell `loc` that passes (`equal`: an `eq`
+    /// wait): it takes the clock of the notifies into the cell.
+    fn wait(&self, state: &mut State, t: ThreadId, site: SiteId, loc: Loc, equal: bool) {
+        self.touch(Part::Elem(loc), Touch::Read);
+        if !equal && self.eager_waits() {
+            state.passed_early.insert((loc, t));
+        }
+        self.note(state, t, Some(site), || EventKind::Wait { cell: loc });
+        if let Some(clock) = state.signal_clocks.get(&loc).cloned() {
+            join_into(&mut state.threads[t as usize].clock, &clock);
+        }
+    }
+
+    /// A `ccl.cache_invalid` of `t` at `site` over `target` (the whole
+    /// cache if none): the lines it selects leave the cache, the dirty ones
+    /// written back as one unit in flight; counted for `counted`.
+    fn cache_invalid(
+        &self,
+        state: &mut State,
+        t: ThreadId,
+        site: SiteId,
+        counted: FuncId,
+        target: Option<Arc<View>>,
+    ) -> Result<(), Fail> {
+        if let Some(target) = target.as_ref().filter(|target| !target.is_nested()) {
+            self.room(site, target.len())?;
+        }
+        let cache = Shared::make_mut(&mut state.caches[t as usize]);
+        let selected: Vec<Loc> = match &target {
+            None => cache.keys().copied().collect(),
+            // A view whose positions decompose is tested line by
+            // line, over the lines between its first and last
+            // element on each rank; another is listed (its size was
+            // checked when it was made).
+            Some(target) if target.is_nested() => {
+                let (low, high) = target.bounds();
+                (0..self.ranks)
+                    .flat_map(|rank| {
+                        let at = |index: i64| Loc { rank, buffer: target.buffer, index: index as u32 };
+                        cache.range(at(low)..=at(high)).map(|(l, _)| *l)
+                    })
+                    .filter(|l| target.contains(l.index as i64))
+                    .collect()
+            }
+            Some(target) => {
+                let elements: std::collections::BTreeSet<u32> =
+                    target.elements().into_iter().map(|e| e as u32).collect();
+                cache.keys().filter(|l| l.buffer == target.buffer && elements.contains(&l.index)).copied().collect()
+            }
+        };
+        let mut writes = Vec::new();
+        for loc in selected {
+            if let Some(line) = cache.remove(&loc) {
+                if line.dirty {
+                    writes.push((loc, line.cell));
+                }
+            }
+        }
+        for (loc, _) in &writes {
+            self.touch(Part::Meta(*loc), Touch::Add);
+            count_down(&mut state.dirty_index.0, *loc);
+        }
+        let cost = state.cost.of(counted);
+        match target {
+            Some(_) => cost.region_invalidates += 1,
+            None => cost.whole_invalidates += 1,
+        }
+        cost.lines_written_back += writes.len() as u64;
+        self.enqueue(state, t, Unit { site, writes });
+        Ok(())
+    }
+
+    /// A `ccl.notify` of `t` at `site` into `cell` (its location and
+    /// element type): `v` set or (`add`) added; the cell takes `t`'s clock.
+    fn notify(
+        &self,
+        state: &mut State,
+        t: ThreadId,
+        site: SiteId,
+        cell: (Loc, Scalar),
+        v: i64,
+        add: bool,
+    ) -> Result<(), Fail> {
+        let (loc, element) = cell;
+        let old = self.cell(state, loc, site)?;
+        // Adds to one cell commute (a wrapping sum, a clock join);
+        // a wait reads the cell, so it is ordered with each.
+        let change = if add { Touch::Add } else { Touch::Write };
+        self.touch(Part::Elem(loc), change);
+        self.note(state, t, Some(site), || EventKind::Notify { cell: loc });
+        let bits = if add { (old.bits as i64).wrapping_add(v) } else { v };
+        let wrapped = match element {
+            Scalar::Int(b) => value::wrap(bits, b),
+            Scalar::Float(_) => bits,
+        };
+        // A set, a negative add or one that wraps round may lower the
+        // cell: the early-wait rule's condition (`Machine::lowered`).
+        if !add || v < 0 || wrapped != bits {
+            self.lowered(state, loc, Some(t), site)?;
+        }
+        let bits = wrapped;
+        Shared::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])[loc.index as usize] =
+            Cell { bits: bits as u64, writer: None };
+        state.signalled.0.push(loc);
+        let mine = state.threads[t as usize].clock.clone();
+        match state.signal_clocks.get_mut(&loc) {
+            Some(previous) if add => join_into(previous, &mine),
+            _ => {
+                state.signal_clocks.insert(loc, mine);
+            }
+        }
+        tick(&mut state.threads[t as usize].clock, t);
+        Ok(())
+    }
+
+    /// What a `ccl.remote_load` of `t` at `site` reads from `src` on rank
+    /// `p`, as a value of `ty`.
+    fn remote_load(
+        &self,
+        state: &mut State,
+        t: ThreadId,
+        site: SiteId,
+        src: &View,
+        p: u16,
+        ty: &Ty,
+    ) -> Result<Val, Fail> {
+        let mut lanes = Vec::new();
+        for n in 0..src.len() {
+            lanes.push(self.read_cached(state, t, at(src, p, n), site)?);
+        }
+        Ok(match ty {
+            Ty::Vector { len, .. } => {
+                lanes.resize(*len, 0);
+                Val::Vector(Arc::from(lanes))
+            }
+            _ => Val::from_bits(src.element, lanes.first().copied().unwrap_or(0)),
+        })
+    }
+}
+
+/// Element `n` of view `v` on `rank`.
+fn at(v: &View, rank: u16, n: i64) -> Loc {
+    Loc { rank, buffer: v.buffer, index: v.nth(n) as u32 }
 }

@@ -112,55 +112,11 @@ impl Machine {
                 let view = make_view(&source, kind, &frame.regs).map_err(|m| fail(None, m))?;
                 frame.regs[dst as usize] = Val::MemRef(Arc::new(view));
             }
-            Instr::Alloc { dst, site, element, ref shape } => {
-                self.touch(Part::Everything, Touch::Write);
-                self.note(state, t, Some(site), || EventKind::Memory);
-                // A copy made under a thread that waits on it: look again.
-                Self::forget_rests(state);
-                let slot = self.slot_of(t);
-                let count = state.alloc_counts.entry((t, site)).or_insert(0);
-                *count = count.checked_add(1).ok_or_else(|| limit(None, "2^32 executions of one allocation"))?;
-                let key = (site, slot, *count);
-                let rank = self.rank_of(t);
-                let id = match state.allocations.get(&key) {
-                    // Another rank ran this allocation first: the buffer is
-                    // the same, this rank's copy is made now.
-                    Some(id) => {
-                        let buffer = &state.buffers[*id as usize];
-                        let copy = self.new_copy(element, buffer.len, 1, "this allocation")?;
-                        let buffer = &mut state.buffers[*id as usize];
-                        buffer.ranks[rank as usize] = copy;
-                        buffer.copies[rank as usize] = Presence::Live;
-                        *id
-                    }
-                    None => {
-                        let signal = self.facts.may_signal(crate::analysis::Root::Alloc(site));
-                        let id = self.new_buffer(state, element, shape, Some(rank), signal, "this allocation")?;
-                        state.allocations.insert(key, id);
-                        id
-                    }
-                };
-                self.frame_mut(state, t).regs[dst as usize] = Val::MemRef(Arc::new(View::whole(id, element, shape)));
-            }
+            Instr::Alloc { dst, site, element, ref shape } => self.alloc(state, t, dst, site, element, shape)?,
             Instr::Dealloc { src } => {
-                self.touch(Part::Everything, Touch::Write);
                 let here = self.program.funcs[frame.func as usize].sites[frame.pc as usize - 1];
                 let freed = reg(frame, src);
-                self.note(state, t, Some(here), || EventKind::Memory);
-                let Val::MemRef(view) = freed else {
-                    return Err(fail(None, "a dealloc of a value that is not a memref"));
-                };
-                // A copy freed under a thread that waits on it: look again.
-                Self::forget_rests(state);
-                let rank = self.rank_of(t) as usize;
-                let buffer = &mut state.buffers[view.buffer as usize];
-                match buffer.copies[rank] {
-                    Presence::Live => {}
-                    Presence::Freed => return Err(fail(None, "a buffer deallocated twice")),
-                    Presence::Absent => return Err(fail(None, "a dealloc of a buffer this rank has not allocated")),
-                }
-                buffer.copies[rank] = Presence::Freed;
-                buffer.ranks[rank] = Shared::new(Vec::new());
+                self.dealloc(state, t, here, freed)?;
             }
             Instr::Call { site, callee, ref args, ref results, width, submit } => {
                 let values: Vec<Val> = args.iter().map(|a| reg(frame, *a)).collect();
@@ -198,6 +154,70 @@ impl Machine {
             Instr::Ccl { site, ref op } => return self.ccl(state, t, site, op),
         }
         Ok(Vec::new())
+    }
+
+    /// `memref.alloc` by `t` into `dst`: this rank's copy of the buffer the
+    /// allocation at `site` makes (made by the first rank that runs it).
+    fn alloc(
+        &self,
+        state: &mut State,
+        t: ThreadId,
+        dst: Reg,
+        site: SiteId,
+        element: Scalar,
+        shape: &[i64],
+    ) -> Result<(), Fail> {
+        self.touch(Part::Everything, Touch::Write);
+        self.note(state, t, Some(site), || EventKind::Memory);
+        // A copy made under a thread that waits on it: look again.
+        Self::forget_rests(state);
+        let slot = self.slot_of(t);
+        let count = state.alloc_counts.entry((t, site)).or_insert(0);
+        *count = count.checked_add(1).ok_or_else(|| limit(None, "2^32 executions of one allocation"))?;
+        let key = (site, slot, *count);
+        let rank = self.rank_of(t);
+        let id = match state.allocations.get(&key) {
+            // Another rank ran this allocation first: the buffer is
+            // the same, this rank's copy is made now.
+            Some(id) => {
+                let buffer = &state.buffers[*id as usize];
+                let copy = self.new_copy(element, buffer.len, 1, "this allocation")?;
+                let buffer = &mut state.buffers[*id as usize];
+                buffer.ranks[rank as usize] = copy;
+                buffer.copies[rank as usize] = Presence::Live;
+                *id
+            }
+            None => {
+                let signal = self.facts.may_signal(crate::analysis::Root::Alloc(site));
+                let id = self.new_buffer(state, element, shape, Some(rank), signal, "this allocation")?;
+                state.allocations.insert(key, id);
+                id
+            }
+        };
+        self.frame_mut(state, t).regs[dst as usize] = Val::MemRef(Arc::new(View::whole(id, element, shape)));
+        Ok(())
+    }
+
+    /// `memref.dealloc` by `t` (at `here`) of `freed`: this rank's copy is
+    /// freed.
+    fn dealloc(&self, state: &mut State, t: ThreadId, here: SiteId, freed: Val) -> Result<(), Fail> {
+        self.touch(Part::Everything, Touch::Write);
+        self.note(state, t, Some(here), || EventKind::Memory);
+        let Val::MemRef(view) = freed else {
+            return Err(fail(None, "a dealloc of a value that is not a memref"));
+        };
+        // A copy freed under a thread that waits on it: look again.
+        Self::forget_rests(state);
+        let rank = self.rank_of(t) as usize;
+        let buffer = &mut state.buffers[view.buffer as usize];
+        match buffer.copies[rank] {
+            Presence::Live => {}
+            Presence::Freed => return Err(fail(None, "a buffer deallocated twice")),
+            Presence::Absent => return Err(fail(None, "a dealloc of a buffer this rank has not allocated")),
+        }
+        buffer.copies[rank] = Presence::Freed;
+        buffer.ranks[rank] = Shared::new(Vec::new());
+        Ok(())
     }
 
     /// Forks `width` blocks running `callee` from host `t`.
