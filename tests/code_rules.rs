@@ -7,8 +7,7 @@
 //!   for the two that need FFI (`cclir-dialect`, whose `ffi` module holds
 //!   its unsafe code, and `cclir-process`), which deny undocumented unsafe
 //!   code instead;
-//! - no file has more than 1,000 lines and no function more than 150,
-//!   but for the simulator's functions [`LONG_FUNCTIONS`] names;
+//! - no file has more than 1,000 lines and no function more than 150;
 //! - the simulator core's modules (sim/src) depend one way: the machine on
 //!   no search, a search on nothing that shows its result, none on the
 //!   crate root, no circle; docs/architecture.md draws the graph.
@@ -17,16 +16,6 @@
 //! brace or `unsafe` in a string is not code).
 
 use std::path::{Path, PathBuf};
-
-/// Functions over the limit, by file and name: the simulator's search and
-/// machine, which are being rewritten to be one-way (issue 37); remove an
-/// entry when its function is split.
-const LONG_FUNCTIONS: &[(&str, &str)] = &[
-    ("sim/src/explore/por/mod.rs", "closure"),
-    ("sim/src/explore/por/future.rs", "transfer"),
-    ("sim/src/machine/ccl.rs", "ccl_op"),
-    ("sim/src/machine/step.rs", "execute"),
-];
 
 const MAX_FILE_LINES: usize = 1_000;
 const MAX_FUNCTION_LINES: usize = 150;
@@ -308,7 +297,6 @@ fn crates_without_ffi_forbid_unsafe_code() {
 #[test]
 fn no_file_over_1000_lines_and_no_function_over_150() {
     let mut long = Vec::new();
-    let mut allowed_seen = Vec::new();
     for source in sources() {
         if source.lines.len() > MAX_FILE_LINES {
             long.push(format!("{}: {} lines", source.path, source.lines.len()));
@@ -316,12 +304,7 @@ fn no_file_over_1000_lines_and_no_function_over_150() {
         for (i, code) in source.code.iter().enumerate() {
             let Some(name) = declared_function(code) else { continue };
             let Some(lines) = function_lines(&source.code[i..]) else { continue };
-            if lines <= MAX_FUNCTION_LINES {
-                continue;
-            }
-            if LONG_FUNCTIONS.contains(&(source.path.as_str(), name.as_str())) {
-                allowed_seen.push((source.path.clone(), name));
-            } else {
+            if lines > MAX_FUNCTION_LINES {
                 long.push(format!("{}:{}: fn {name}: {lines} lines", source.path, i + 1));
             }
         }
@@ -331,12 +314,6 @@ fn no_file_over_1000_lines_and_no_function_over_150() {
         "over the limits ({MAX_FILE_LINES} lines a file, {MAX_FUNCTION_LINES} a function):\n{}",
         long.join("\n")
     );
-    for (path, name) in LONG_FUNCTIONS {
-        assert!(
-            allowed_seen.iter().any(|(p, n)| p == path && n == name),
-            "{path}: fn {name} is no longer over the limit: take it out of LONG_FUNCTIONS"
-        );
-    }
 }
 
 /// The lines of the function whose declaration starts `code`, to its

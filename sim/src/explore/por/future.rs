@@ -17,7 +17,7 @@ use super::absval::{self, AVal};
 use super::access::{self, Accesses, Runner, Space};
 use super::iset::ISet;
 use crate::machine::{Frame, Loc, Machine, ThreadId};
-use crate::program::{CclOp, FuncId, Instr, Kind, Operand, Query, Scalar};
+use crate::program::{CclOp, FuncId, Instr, Kind, Operand, Query, Reg, Scalar};
 use crate::value;
 
 /// Register files kept apart at one instruction before new ones are joined
@@ -286,12 +286,6 @@ impl Walk<'_> {
         taken: bool,
         out: &mut Vec<(usize, Vec<AVal>)>,
     ) -> bool {
-        let get = |regs: &[AVal], r: u32| regs.get(r as usize).cloned().unwrap_or(AVal::Any);
-        let set = |regs: &mut Vec<AVal>, r: u32, v: AVal| {
-            if let Some(slot) = regs.get_mut(r as usize) {
-                *slot = v;
-            }
-        };
         match instr {
             Instr::Const { dst, value } => set(&mut regs, *dst, AVal::of(value)),
             Instr::Move { moves } => {
@@ -393,58 +387,8 @@ impl Walk<'_> {
             }
             Instr::Dealloc { .. } => self.accesses.add(Space::Everything, true),
             Instr::Call { callee, args, results, submit, width, .. } => {
-                let machine = self.machine;
-                let program = &machine.program;
-                let launches =
-                    self.runner.slot == 0 && (*submit || program.funcs[*callee as usize].kind == Kind::InCore);
-                let callee_f = &program.funcs[*callee as usize];
-                let args_of = |regs: &[AVal]| {
-                    let mut callee_regs = vec![AVal::Unset; callee_f.registers as usize];
-                    for (param, arg) in callee_f.params.iter().zip(args) {
-                        if let Some(slot) = callee_regs.get_mut(*param as usize) {
-                            *slot = get(regs, *arg);
-                        }
-                    }
-                    callee_regs
-                };
-                if depth >= CALL_DEPTH {
-                    // A deeper call is not followed.
-                    self.accesses.add(Space::Everything, true);
-                } else if launches {
-                    // A launch: each block of it runs the kernel, to its
-                    // end or (within the next step) to where it must rest,
-                    // going no further than the cut waits; the host waits
-                    // for them and goes on only if they may all finish.
-                    let width = width.unwrap_or(1).min(machine.per_rank as u64 - 1) as u16;
-                    let mut all_may_finish = true;
-                    for slot in 1..=width {
-                        let runner = Runner { thread: self.runner.thread + slot, rank: self.runner.rank, slot };
-                        let mut block = Walk {
-                            machine,
-                            runner,
-                            horizon: self.horizon,
-                            cut: self.cut,
-                            accesses: Accesses::new(),
-                            waits: Vec::new(),
-                            wakes: Vec::new(),
-                            base: Some(depth + 1),
-                        };
-                        all_may_finish &= block.function(*callee, 0, args_of(&regs), false, depth + 1);
-                        self.accesses.extend(&block.accesses);
-                        for site in block.waits {
-                            if !self.waits.contains(&site) {
-                                self.waits.push(site);
-                            }
-                        }
-                        self.wakes.extend(block.wakes);
-                    }
-                    if !all_may_finish {
-                        return false;
-                    }
-                } else {
-                    if !self.function(*callee, 0, args_of(&regs), false, depth + 1) {
-                        return false;
-                    }
+                if !self.call(*callee, args, *submit, *width, &regs, depth) {
+                    return false;
                 }
                 for r in results {
                     set(&mut regs, *r, AVal::Any);
@@ -452,53 +396,141 @@ impl Walk<'_> {
             }
             Instr::Return { .. } => return true,
             Instr::Ccl { op, .. } => {
-                // A fence of a thread with a write in flight that does not
-                // land passes no further.
-                let thread = self.runner.thread;
-                if matches!(op, CclOp::Fence) && self.cut.drained.contains(&thread) {
-                    if self.horizon == Horizon::End {
-                        self.wake(Trigger::Drain { thread, func, pc }, func, pc, regs, depth);
-                    }
+                if !self.ccl(instr, op, (func, pc), &mut regs, depth, taken) {
                     return false;
-                }
-                if let CclOp::Wait { signal, expected, equal } = op {
-                    // One known cell: a wait the reducer may call blocked
-                    // (not the step a `NextRest` walk takes: it is the step
-                    // the thread is woken for).
-                    let cell = get(&regs, *signal).view().and_then(|v| {
-                        let buffers = v.buffers.0.as_ref().filter(|b| b.len() == 1)?;
-                        let index = u32::try_from(v.offset.single()?).ok()?;
-                        Some(Loc { rank: self.runner.rank, buffer: buffers[0], index })
-                    });
-                    if let (Some(cell), false) = (cell, taken && self.horizon == Horizon::NextRest) {
-                        let at = Blocked { func, pc, cell };
-                        if self.cut.waits.contains(&at) {
-                            if self.horizon == Horizon::End {
-                                self.wake(Trigger::Cell(at), func, pc, regs, depth);
-                            }
-                            return false;
-                        }
-                        let site = WaitSite { at, expected: get(&regs, *expected).ints(), equal: *equal };
-                        if !self.waits.contains(&site) {
-                            self.waits.push(site);
-                        }
-                    }
-                }
-                let accesses = access::of_instr(self.machine, instr, self.runner, &|r| get(&regs, r));
-                self.accesses.extend(&accesses);
-                match op {
-                    CclOp::RemoteLoad { result, .. } | CclOp::TileLoad { result, .. } | CclOp::Read { result, .. } => {
-                        set(&mut regs, *result, AVal::Any)
-                    }
-                    // A host's collective is any access (it moves every
-                    // rank's data and joins every host).
-                    op if op.is_collective() => self.accesses.add(Space::Everything, true),
-                    _ => {}
                 }
             }
         }
         out.push((pc + 1, regs));
         false
+    }
+
+    /// A call of `callee` with `args` (read from `regs`) from depth `depth`:
+    /// followed into the callee, or (`submit`, or an in-core callee from a
+    /// host) a launch of `width` blocks running it. Returns whether the
+    /// caller may go on after it.
+    fn call(
+        &mut self,
+        callee: FuncId,
+        args: &[Reg],
+        submit: bool,
+        width: Option<u64>,
+        regs: &[AVal],
+        depth: usize,
+    ) -> bool {
+        let machine = self.machine;
+        let program = &machine.program;
+        let launches = self.runner.slot == 0 && (submit || program.funcs[callee as usize].kind == Kind::InCore);
+        let callee_f = &program.funcs[callee as usize];
+        let args_of = |regs: &[AVal]| {
+            let mut callee_regs = vec![AVal::Unset; callee_f.registers as usize];
+            for (param, arg) in callee_f.params.iter().zip(args) {
+                if let Some(slot) = callee_regs.get_mut(*param as usize) {
+                    *slot = get(regs, *arg);
+                }
+            }
+            callee_regs
+        };
+        if depth >= CALL_DEPTH {
+            // A deeper call is not followed.
+            self.accesses.add(Space::Everything, true);
+        } else if launches {
+            // A launch: each block of it runs the kernel, to its
+            // end or (within the next step) to where it must rest,
+            // going no further than the cut waits; the host waits
+            // for them and goes on only if they may all finish.
+            let width = width.unwrap_or(1).min(machine.per_rank as u64 - 1) as u16;
+            let mut all_may_finish = true;
+            for slot in 1..=width {
+                let runner = Runner { thread: self.runner.thread + slot, rank: self.runner.rank, slot };
+                let mut block = Walk {
+                    machine,
+                    runner,
+                    horizon: self.horizon,
+                    cut: self.cut,
+                    accesses: Accesses::new(),
+                    waits: Vec::new(),
+                    wakes: Vec::new(),
+                    base: Some(depth + 1),
+                };
+                all_may_finish &= block.function(callee, 0, args_of(regs), false, depth + 1);
+                self.accesses.extend(&block.accesses);
+                for site in block.waits {
+                    if !self.waits.contains(&site) {
+                        self.waits.push(site);
+                    }
+                }
+                self.wakes.extend(block.wakes);
+            }
+            if !all_may_finish {
+                return false;
+            }
+        } else {
+            if !self.function(callee, 0, args_of(regs), false, depth + 1) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// A ccl op at `here` (its function and instruction): records what it
+    /// may touch and sets the registers it loads. Returns whether the walk
+    /// goes on past it (not at a cut wait or fence, where a walk to the end
+    /// records the wake-up instead).
+    fn ccl(
+        &mut self,
+        instr: &Instr,
+        op: &CclOp,
+        here: (FuncId, usize),
+        regs: &mut Vec<AVal>,
+        depth: usize,
+        taken: bool,
+    ) -> bool {
+        let (func, pc) = here;
+        // A fence of a thread with a write in flight that does not
+        // land passes no further.
+        let thread = self.runner.thread;
+        if matches!(op, CclOp::Fence) && self.cut.drained.contains(&thread) {
+            if self.horizon == Horizon::End {
+                self.wake(Trigger::Drain { thread, func, pc }, func, pc, std::mem::take(regs), depth);
+            }
+            return false;
+        }
+        if let CclOp::Wait { signal, expected, equal } = op {
+            // One known cell: a wait the reducer may call blocked
+            // (not the step a `NextRest` walk takes: it is the step
+            // the thread is woken for).
+            let cell = get(regs, *signal).view().and_then(|v| {
+                let buffers = v.buffers.0.as_ref().filter(|b| b.len() == 1)?;
+                let index = u32::try_from(v.offset.single()?).ok()?;
+                Some(Loc { rank: self.runner.rank, buffer: buffers[0], index })
+            });
+            if let (Some(cell), false) = (cell, taken && self.horizon == Horizon::NextRest) {
+                let at = Blocked { func, pc, cell };
+                if self.cut.waits.contains(&at) {
+                    if self.horizon == Horizon::End {
+                        self.wake(Trigger::Cell(at), func, pc, std::mem::take(regs), depth);
+                    }
+                    return false;
+                }
+                let site = WaitSite { at, expected: get(regs, *expected).ints(), equal: *equal };
+                if !self.waits.contains(&site) {
+                    self.waits.push(site);
+                }
+            }
+        }
+        let accesses = access::of_instr(self.machine, instr, self.runner, &|r| get(regs, r));
+        self.accesses.extend(&accesses);
+        match op {
+            CclOp::RemoteLoad { result, .. } | CclOp::TileLoad { result, .. } | CclOp::Read { result, .. } => {
+                set(regs, *result, AVal::Any)
+            }
+            // A host's collective is any access (it moves every
+            // rank's data and joins every host).
+            op if op.is_collective() => self.accesses.add(Space::Everything, true),
+            _ => {}
+        }
+        true
     }
 }
 
@@ -507,5 +539,17 @@ fn may_be_true(c: &ISet) -> bool {
     match c.values() {
         Some(values) => values.iter().any(|v| *v != 0),
         None => true,
+    }
+}
+
+/// Register `r` of `regs` (any value where there is none).
+fn get(regs: &[AVal], r: Reg) -> AVal {
+    regs.get(r as usize).cloned().unwrap_or(AVal::Any)
+}
+
+/// Sets register `r` of `regs` to `v`, where there is one.
+fn set(regs: &mut [AVal], r: Reg, v: AVal) {
+    if let Some(slot) = regs.get_mut(r as usize) {
+        *slot = v;
     }
 }

@@ -275,57 +275,7 @@ impl<'m> Reducer<'m> {
         let mut known: Vec<Option<Arc<Reach>>>;
         loop {
             known = vec![None; n];
-            let drained = q.drained();
-            // Q's next steps, uncut, and its landings: what they may write
-            // themselves.
-            let mut q_next = Accesses::new();
-            for t in 0..n as ThreadId {
-                if q.threads[t as usize] && self.running_block(state, t) {
-                    q_next.extend(&self.cut(state, local, t, Horizon::NextRest, Cut::NONE).accesses);
-                }
-                Self::units(state, t, Some((&q, true)), &mut q_next);
-            }
-            // While Q is left alone only the others act. Their futures
-            // are cut at waits that no write of theirs opens: start from
-            // every wait their cell does not satisfy now, and drop those
-            // whose cell a cut future writes, until none is dropped (no
-            // thread passes the first of the rest to be passed: nothing
-            // written before it opens it); and at the fences of a thread
-            // with a unit in Q. A host whose launch keeps no running block
-            // in Q may run on (unless a block of it is cut before its
-            // end): its future, the blocks it launches included, is cut
-            // the same way.
-            let mut free_threads: Vec<ThreadId> =
-                (0..n as ThreadId).filter(|u| !q.threads[*u as usize] && self.running_block(state, *u)).collect();
-            free_threads.extend(self.unpinned_hosts(state, &q));
-            let mut cuts: Vec<Cut> = free_threads
-                .iter()
-                .map(|u| Cut {
-                    waits: self.unsatisfied(state, local, *u, Horizon::End),
-                    drained: self.drained_for(*u, &drained),
-                })
-                .collect();
-            let free = loop {
-                let mut all = Accesses::new();
-                for (u, cut) in free_threads.iter().zip(&cuts) {
-                    let future = self.cut(state, local, *u, Horizon::End, cut);
-                    all.extend(&future.accesses);
-                    known[*u as usize] = Some(future);
-                }
-                for t in 0..n as ThreadId {
-                    Self::units(state, t, Some((&q, false)), &mut all);
-                }
-                let mut dropped = false;
-                for cut in &mut cuts {
-                    dropped |= Self::keep_unwritten(state, &mut cut.waits, &all);
-                }
-                if !dropped {
-                    break all;
-                }
-            };
-            // Q's next step runs after those writes, with its own.
-            let mut writers = free;
-            writers.extend(&q_next);
+            let writers = self.writers(state, local, &q, &mut known);
             // Every launch that may complete while Q is left alone keeps a
             // running block in Q, so no host runs on, unless its future
             // (the rest of its code and the kernels it launches, cut as
@@ -354,22 +304,7 @@ impl<'m> Reducer<'m> {
             }
             // What Q's next actions touch: its steps cut at the waits
             // nothing may open, and its landings.
-            let mut side = Accesses::new();
-            let mut nexts: Vec<Option<Arc<Reach>>> = vec![None; n];
-            for t in 0..n as ThreadId {
-                if q.threads[t as usize] && self.running_block(state, t) {
-                    let mut waits = self.unsatisfied(state, local, t, Horizon::NextRest);
-                    Self::keep_unwritten(state, &mut waits, &writers);
-                    let next = self.cut(state, local, t, Horizon::NextRest, &Cut { waits, drained: Vec::new() });
-                    if Self::everything(&next.accesses) {
-                        self.note("fail: next step everything");
-                        return None;
-                    }
-                    side.extend(&next.accesses);
-                    nexts[t as usize] = Some(next);
-                }
-                Self::units(state, t, Some((&q, true)), &mut side);
-            }
+            let (side, nexts) = self.next_steps(state, local, &q, &writers)?;
             // Besides Q's own steps, its actions may run other threads on
             // (the parts below): a host whose last block one of them
             // finishes, a thread outside Q one of them wakes. Along a
@@ -385,36 +320,7 @@ impl<'m> Reducer<'m> {
             // step does not finish (Q's steps move no other block of Q
             // past that step). The last one's host runs on in the same
             // step, to its next rest.
-            for t in (0..n).filter(|t| nexts[*t].as_ref().is_some_and(|next| next.finishes)) {
-                let host = machine.rank_of(t as ThreadId) * machine.per_rank;
-                let Status::Joining { first, count } = state.threads[host as usize].status else {
-                    self.note("fail: finishing block's host not joining");
-                    return None;
-                };
-                let held = (first..first + count).any(|b| {
-                    let b = b as usize;
-                    b != t
-                        && Self::running(state, b as ThreadId)
-                        && match &nexts[b] {
-                            _ if !q.threads[b] => known[b].as_ref().is_some_and(|f| !f.finishes),
-                            Some(next) => !next.finishes,
-                            None => false,
-                        }
-                });
-                if held {
-                    continue;
-                }
-                let host_next = self.cut(state, local, host, Horizon::NextRest, Cut::NONE);
-                if Self::everything(&host_next.accesses) {
-                    self.note("fail: last block's host future everything");
-                    return None;
-                }
-                self.note("finish: last block's host runs on");
-                debug::trace(|| format!("  {} may finish last", self.name(t as ThreadId)));
-                if !parts.iter().any(|p| p.owner == Some((host, false))) {
-                    parts.push(Part { owner: Some((host, false)), accesses: host_next.accesses.clone() });
-                }
-            }
+            self.last_blocks(state, local, &q, &known, &nexts, &mut parts)?;
             // A thread outside Q stopped at a cut wait whose cell Q's
             // actions write, or at a fence of its own whose last unit in
             // flight Q lands, is woken in that action and runs on to its
@@ -422,73 +328,8 @@ impl<'m> Reducer<'m> {
             // finish its block (and so wake its host), or that conflicts
             // with another part, is not followed: the thread joins Q (a
             // block a host would launch: the host is kept joining, below).
-            let mut woken: Vec<(usize, usize)> = Vec::new();
             let mut pin_for_wake: Vec<ThreadId> = Vec::new();
-            // (Whether Q grew: a host is kept joining below, if it can
-            // run on at all.)
-            let mut give_up = |u: usize, q: &mut Set, why: &str| {
-                self.note(why);
-                debug::trace(|| format!("  woken {}: {why}", self.name(u as ThreadId)));
-                if self.running_block(state, u as ThreadId) {
-                    q.threads[u] = true;
-                    true
-                } else {
-                    pin_for_wake.push(u as ThreadId);
-                    false
-                }
-            };
-            loop {
-                let mut added = false;
-                for u in 0..n {
-                    if q.threads[u] {
-                        continue;
-                    }
-                    let Some(future) = known[u].clone() else { continue };
-                    // A block's own future comes before its wake; a host's
-                    // holds the other blocks of the launch too.
-                    let own = self.running_block(state, u as ThreadId);
-                    for (k, wake) in future.wakes.iter().enumerate() {
-                        if woken.contains(&(u, k)) {
-                            continue;
-                        }
-                        let opened = match wake.trigger {
-                            Trigger::Cell(at) => {
-                                let mut probe = Accesses::new();
-                                probe.loc(at.cell, false);
-                                parts.iter().any(|p| p.accesses.conflicts(&probe, &state.caches))
-                            }
-                            // Only a thread with a unit in Q is cut there.
-                            Trigger::Drain { .. } => true,
-                        };
-                        if !opened {
-                            continue;
-                        }
-                        woken.push((u, k));
-                        if wake.finishes || Self::everything(&wake.accesses) {
-                            grew |= give_up(u, &mut q, "grow: woken thread may finish");
-                            break;
-                        }
-                        let clash = parts.iter().any(|p| {
-                            p.owner.is_some_and(|(o, _)| o as usize != u)
-                                && p.accesses.conflicts(&wake.accesses, &state.caches)
-                        });
-                        if clash {
-                            grew |= give_up(u, &mut q, "grow: woken thread's run conflicts with another's");
-                            break;
-                        }
-                        match parts.iter_mut().find(|p| p.owner == Some((u as ThreadId, own))) {
-                            Some(part) => part.accesses.extend(&wake.accesses),
-                            None => {
-                                parts.push(Part { owner: Some((u as ThreadId, own)), accesses: wake.accesses.clone() })
-                            }
-                        }
-                        added = true;
-                    }
-                }
-                if !added {
-                    break;
-                }
-            }
+            grew |= self.woken_runs(state, &mut q, &known, &mut parts, &mut pin_for_wake);
             // Parts of threads that joined Q instead are not run by Q's
             // actions (the thread's own next step is in the first part).
             parts.retain(|p| p.owner.is_none_or(|(o, _)| !q.threads[o as usize] && !pin_for_wake.contains(&o)));
@@ -558,6 +399,221 @@ impl<'m> Reducer<'m> {
                 return Some(q);
             }
         }
+    }
+
+    /// What may be written while Q is left alone: the others' futures
+    /// (each kept in `known`), cut at the waits no write of theirs opens,
+    /// and Q's own next steps and landings.
+    fn writers(&self, state: &State, local: &mut Local, q: &Set, known: &mut [Option<Arc<Reach>>]) -> Accesses {
+        let n = state.threads.len();
+        let drained = q.drained();
+        // Q's next steps, uncut, and its landings: what they may write
+        // themselves.
+        let mut q_next = Accesses::new();
+        for t in 0..n as ThreadId {
+            if q.threads[t as usize] && self.running_block(state, t) {
+                q_next.extend(&self.cut(state, local, t, Horizon::NextRest, Cut::NONE).accesses);
+            }
+            Self::units(state, t, Some((q, true)), &mut q_next);
+        }
+        // While Q is left alone only the others act. Their futures
+        // are cut at waits that no write of theirs opens: start from
+        // every wait their cell does not satisfy now, and drop those
+        // whose cell a cut future writes, until none is dropped (no
+        // thread passes the first of the rest to be passed: nothing
+        // written before it opens it); and at the fences of a thread
+        // with a unit in Q. A host whose launch keeps no running block
+        // in Q may run on (unless a block of it is cut before its
+        // end): its future, the blocks it launches included, is cut
+        // the same way.
+        let mut free_threads: Vec<ThreadId> =
+            (0..n as ThreadId).filter(|u| !q.threads[*u as usize] && self.running_block(state, *u)).collect();
+        free_threads.extend(self.unpinned_hosts(state, q));
+        let mut cuts: Vec<Cut> = free_threads
+            .iter()
+            .map(|u| Cut {
+                waits: self.unsatisfied(state, local, *u, Horizon::End),
+                drained: self.drained_for(*u, &drained),
+            })
+            .collect();
+        let free = loop {
+            let mut all = Accesses::new();
+            for (u, cut) in free_threads.iter().zip(&cuts) {
+                let future = self.cut(state, local, *u, Horizon::End, cut);
+                all.extend(&future.accesses);
+                known[*u as usize] = Some(future);
+            }
+            for t in 0..n as ThreadId {
+                Self::units(state, t, Some((q, false)), &mut all);
+            }
+            let mut dropped = false;
+            for cut in &mut cuts {
+                dropped |= Self::keep_unwritten(state, &mut cut.waits, &all);
+            }
+            if !dropped {
+                break all;
+            }
+        };
+        // Q's next step runs after those writes, with its own.
+        let mut writers = free;
+        writers.extend(&q_next);
+        writers
+    }
+
+    /// What Q's next actions touch (its steps cut at the waits nothing in
+    /// `writers` may open, and its landings), and each thread's next step;
+    /// `None` if a step may touch everything.
+    fn next_steps(
+        &self,
+        state: &State,
+        local: &mut Local,
+        q: &Set,
+        writers: &Accesses,
+    ) -> Option<(Accesses, Vec<Option<Arc<Reach>>>)> {
+        let n = state.threads.len();
+        let mut side = Accesses::new();
+        let mut nexts: Vec<Option<Arc<Reach>>> = vec![None; n];
+        for t in 0..n as ThreadId {
+            if q.threads[t as usize] && self.running_block(state, t) {
+                let mut waits = self.unsatisfied(state, local, t, Horizon::NextRest);
+                Self::keep_unwritten(state, &mut waits, writers);
+                let next = self.cut(state, local, t, Horizon::NextRest, &Cut { waits, drained: Vec::new() });
+                if Self::everything(&next.accesses) {
+                    self.note("fail: next step everything");
+                    return None;
+                }
+                side.extend(&next.accesses);
+                nexts[t as usize] = Some(next);
+            }
+            Self::units(state, t, Some((q, true)), &mut side);
+        }
+        Some((side, nexts))
+    }
+
+    /// The part of each host that one of Q's next steps (`nexts`) may run
+    /// on, finishing the last block of its launch; `None` if one may touch
+    /// everything or its host is not joining.
+    fn last_blocks(
+        &self,
+        state: &State,
+        local: &mut Local,
+        q: &Set,
+        known: &[Option<Arc<Reach>>],
+        nexts: &[Option<Arc<Reach>>],
+        parts: &mut Vec<Part>,
+    ) -> Option<()> {
+        let n = state.threads.len();
+        for t in (0..n).filter(|t| nexts[*t].as_ref().is_some_and(|next| next.finishes)) {
+            let host = self.machine.rank_of(t as ThreadId) * self.machine.per_rank;
+            let Status::Joining { first, count } = state.threads[host as usize].status else {
+                self.note("fail: finishing block's host not joining");
+                return None;
+            };
+            let held = (first..first + count).any(|b| {
+                let b = b as usize;
+                b != t
+                    && Self::running(state, b as ThreadId)
+                    && match &nexts[b] {
+                        _ if !q.threads[b] => known[b].as_ref().is_some_and(|f| !f.finishes),
+                        Some(next) => !next.finishes,
+                        None => false,
+                    }
+            });
+            if held {
+                continue;
+            }
+            let host_next = self.cut(state, local, host, Horizon::NextRest, Cut::NONE);
+            if Self::everything(&host_next.accesses) {
+                self.note("fail: last block's host future everything");
+                return None;
+            }
+            self.note("finish: last block's host runs on");
+            debug::trace(|| format!("  {} may finish last", self.name(t as ThreadId)));
+            if !parts.iter().any(|p| p.owner == Some((host, false))) {
+                parts.push(Part { owner: Some((host, false)), accesses: host_next.accesses.clone() });
+            }
+        }
+        Some(())
+    }
+
+    /// The runs of threads outside Q that Q's actions wake, as parts; a
+    /// thread whose run is not followed joins Q (a block) or is kept in
+    /// `pin_for_wake` (a host). Returns whether Q grew.
+    fn woken_runs(
+        &self,
+        state: &State,
+        q: &mut Set,
+        known: &[Option<Arc<Reach>>],
+        parts: &mut Vec<Part>,
+        pin_for_wake: &mut Vec<ThreadId>,
+    ) -> bool {
+        let n = state.threads.len();
+        let mut grew = false;
+        let mut woken: Vec<(usize, usize)> = Vec::new();
+        // (Whether Q grew: a host is kept joining below, if it can
+        // run on at all.)
+        let mut give_up = |u: usize, q: &mut Set, why: &str| {
+            self.note(why);
+            debug::trace(|| format!("  woken {}: {why}", self.name(u as ThreadId)));
+            if self.running_block(state, u as ThreadId) {
+                q.threads[u] = true;
+                true
+            } else {
+                pin_for_wake.push(u as ThreadId);
+                false
+            }
+        };
+        loop {
+            let mut added = false;
+            for u in 0..n {
+                if q.threads[u] {
+                    continue;
+                }
+                let Some(future) = known[u].clone() else { continue };
+                // A block's own future comes before its wake; a host's
+                // holds the other blocks of the launch too.
+                let own = self.running_block(state, u as ThreadId);
+                for (k, wake) in future.wakes.iter().enumerate() {
+                    if woken.contains(&(u, k)) {
+                        continue;
+                    }
+                    let opened = match wake.trigger {
+                        Trigger::Cell(at) => {
+                            let mut probe = Accesses::new();
+                            probe.loc(at.cell, false);
+                            parts.iter().any(|p| p.accesses.conflicts(&probe, &state.caches))
+                        }
+                        // Only a thread with a unit in Q is cut there.
+                        Trigger::Drain { .. } => true,
+                    };
+                    if !opened {
+                        continue;
+                    }
+                    woken.push((u, k));
+                    if wake.finishes || Self::everything(&wake.accesses) {
+                        grew |= give_up(u, q, "grow: woken thread may finish");
+                        break;
+                    }
+                    let clash = parts.iter().any(|p| {
+                        p.owner.is_some_and(|(o, _)| o as usize != u)
+                            && p.accesses.conflicts(&wake.accesses, &state.caches)
+                    });
+                    if clash {
+                        grew |= give_up(u, q, "grow: woken thread's run conflicts with another's");
+                        break;
+                    }
+                    match parts.iter_mut().find(|p| p.owner == Some((u as ThreadId, own))) {
+                        Some(part) => part.accesses.extend(&wake.accesses),
+                        None => parts.push(Part { owner: Some((u as ThreadId, own)), accesses: wake.accesses.clone() }),
+                    }
+                    added = true;
+                }
+            }
+            if !added {
+                break;
+            }
+        }
+        grew
     }
 
     /// Whether a launch cannot complete while Q is left alone: a running
