@@ -536,9 +536,10 @@ impl<'m> Reducer<'m> {
         Some(())
     }
 
-    /// The runs of threads outside Q that Q's actions wake, as parts; a
-    /// thread whose run is not followed joins Q (a block) or is kept in
-    /// `pin_for_wake` (a host). Returns whether Q grew.
+    /// The runs of threads outside Q that Q's actions wake (from the
+    /// futures in `known`, one a thread), as parts; a thread whose run is
+    /// not followed joins Q (a block) or is kept in `pin_for_wake` (a
+    /// host). Returns whether Q grew.
     fn woken_runs(
         &self,
         state: &State,
@@ -547,7 +548,6 @@ impl<'m> Reducer<'m> {
         parts: &mut Vec<Part>,
         pin_for_wake: &mut Vec<ThreadId>,
     ) -> bool {
-        let n = state.threads.len();
         let mut grew = false;
         let mut woken: Vec<(usize, usize)> = Vec::new();
         // (Whether Q grew: a host is kept joining below, if it can
@@ -565,11 +565,11 @@ impl<'m> Reducer<'m> {
         };
         loop {
             let mut added = false;
-            for u in 0..n {
+            for (u, future) in known.iter().enumerate() {
                 if q.threads[u] {
                     continue;
                 }
-                let Some(future) = known[u].clone() else { continue };
+                let Some(future) = future.clone() else { continue };
                 // A block's own future comes before its wake; a host's
                 // holds the other blocks of the launch too.
                 let own = self.running_block(state, u as ThreadId);
