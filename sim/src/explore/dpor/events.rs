@@ -19,20 +19,20 @@ pub(super) enum Proc {
 }
 
 /// What a process does next: an action of the machine, or, for a thread
-/// resting at a wait that does not hold, blocking there.
+/// resting at a wait that does not hold, blocking there for the rest of
+/// the execution.
 ///
-/// A thread at a wait always has a next event: its pass if the wait holds,
-/// its block if not. So no event disables another process (a lowering
-/// notify turns a waiter's pass into its block), which source-DPOR needs
-/// of its processes: a pass that a lowering disabled and a later change
-/// enabled again would hide its race with the lowering behind that change,
-/// and the order with the pass first would never be tried. A block
-/// conflicts with every event and ends its execution (a state with no
-/// event), so it disables nothing that could run after it, and its races
-/// are what reverse the changes of the cell it did not see
-/// (docs/ccl-sim.md, "Dynamic partial-order reduction"). No schedule of
-/// the machine takes a block: an execution ending with one has no finding
-/// of its own.
+/// A thread at a wait always has a next event, which reads the cell: its
+/// pass if the wait holds, its block if not. So no event disables another
+/// process (a lowering notify turns a waiter's pass into its block), which
+/// source-DPOR needs of its processes: a pass that a lowering disabled and
+/// a later change enabled again would be in a race with that change only,
+/// one it cannot be reversed past, and the order with the pass before the
+/// lowering would never be tried. A block's races with the changes before
+/// it are what try that order (docs/ccl-sim.md, "Dynamic partial-order
+/// reduction"). No schedule of the machine blocks a thread: it changes
+/// nothing of the machine's state, and an execution whose blocked thread's
+/// wait holds by its end has no finding there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Move {
     Act(Action),

@@ -258,14 +258,12 @@ impl<'a, 'b> Worker<'a, 'b> {
 }
 
 /// The process to explore first from `state`: an awake thread passing a
-/// `ge` wait (taken early, its races with later adds are mostly
-/// `races::dominated`), else the awake thread that has taken the fewest
-/// steps in the execution so far (`index`), else the first awake process;
-/// a block (`events::Move::Block`) only when no action of the machine is
-/// awake. The order among actions is a choice only (every other is
-/// explored where a race needs it); blocks last is not: a block ends its
-/// execution, so an action taken first from here runs in the execution
-/// before any block does, and its races are recorded.
+/// `ge` wait, else the awake thread that has taken the fewest steps in the
+/// execution so far (`index`), else the first awake process; a block
+/// (`events::Move::Block`) only when no action of the machine is awake
+/// (a block taken early makes its thread's steps after the wait wait for
+/// a race to bring them back). A choice of order only: every other is
+/// explored where a race needs it.
 pub(super) fn first_choice(
     machine: &Machine,
     index: &Index,
