@@ -17,6 +17,7 @@
 //! for the kernel rules) share only the tree with them.
 
 pub mod call_graph;
+pub mod memory;
 pub mod model;
 pub mod oracle;
 pub mod scan;
