@@ -161,6 +161,11 @@ impl Access {
             .with_unknown_rank()
     }
 
+    /// Any element of this rank's memory.
+    pub fn anywhere_here() -> Self {
+        Access { rank: Affine::sym(Sym::Rank), base: Base::Opaque, lo: None, span: None, origins: SmallVec::new() }
+    }
+
     /// The lines earlier launches left dirty in this block slot's cache.
     pub fn leftover() -> Self {
         Access { rank: Affine::sym(Sym::Rank), base: Base::Leftover, lo: None, span: None, origins: SmallVec::new() }
@@ -525,6 +530,28 @@ impl<'n> Reader<'n> {
             _ => return None,
         };
         Some(Access { origins: origins.0, ..access })
+    }
+
+    /// What a call (`func.call`, `ccl.submit`) may write: any element of
+    /// the memory each memref operand reaches, on any rank (memory is
+    /// reached only through memref values). `None` when that is not a
+    /// call.
+    pub fn call_writes(&self, op: OperationRef<'_, '_>) -> Option<Vec<Access>> {
+        let name = cclir_dialect::names::Name::of(op);
+        if name != self.names.call && !self.names.is(name, cclir_dialect::ods::OpKind::Submit) {
+            return None;
+        }
+        let mut out = Vec::new();
+        for i in 0..ir::operand_count(op) {
+            let operand = ir::operand(op, i);
+            if MemRefType::try_from(operand.r#type()).is_err() {
+                continue;
+            }
+            let view = self.view(operand, &mut Origins::default(), 0);
+            // Anything in the buffer: a callee may index past the view.
+            out.push(Access { base: view.base, lo: None, span: None, ..Access::anything() });
+        }
+        Some(out)
     }
 
     /// What the source of a `put` (this rank) or `get` (the peer) reads.

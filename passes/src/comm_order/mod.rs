@@ -16,6 +16,7 @@
 //! oracles of the property tests (`oracle` here, `verify_comm_order::oracle`
 //! for the kernel rules) share only the tree with them.
 
+pub mod buffers;
 pub mod call_graph;
 pub mod memory;
 pub mod model;

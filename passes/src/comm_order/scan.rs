@@ -64,13 +64,49 @@ pub struct ScanStats {
     pub wrapper_publishes: u64,
 }
 
+/// Which program the scan reads: the rules' Phase B
+/// ([`ScanRules::PHASE_B`]), or what the execution model runs
+/// ([`ScanRules::SOUND`], the checker's soundness rules: docs/semantics.md,
+/// the Soundness paragraph).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanRules {
+    /// Functions with no orchestration-like kind (no `ccl.kind`, `group`,
+    /// `spmd`, `opaque`) run collectives and launch kernels as well: scan
+    /// them, and count a call of one as a wrapper's.
+    pub other_targets: bool,
+    /// Parallel loops' iterations run one after another too: rescan them.
+    pub rescan_parallel: bool,
+    /// A launch (a call of an InCore or unknown function, a submit) sets
+    /// the flag as a publish does: "some launch ran on this rank before".
+    pub launches_publish: bool,
+}
+
+impl ScanRules {
+    /// Phase B as docs/semantics.md writes it.
+    pub const PHASE_B: ScanRules = ScanRules { other_targets: false, rescan_parallel: false, launches_publish: false };
+    /// Phase B over every path the execution model runs.
+    pub const SOUND: ScanRules = ScanRules { other_targets: true, rescan_parallel: true, launches_publish: false };
+    /// As `SOUND`, with any launch as the publish.
+    pub const AFTER_A_LAUNCH: ScanRules = ScanRules { launches_publish: true, ..ScanRules::SOUND };
+
+    fn is_target(self, kind: FunctionKind) -> bool {
+        kind == FunctionKind::Orchestration || (self.other_targets && kind == FunctionKind::Other)
+    }
+}
+
 /// Scans every orchestration-like function of `module`, in module order,
 /// once each: the summaries are solved first ([`summaries`]), so every call
 /// of a wrapper is read with its final answer.
 pub fn scan_module(module: &Module, launches: &mut dyn Launches) -> ScanStats {
+    scan_module_with(module, ScanRules::PHASE_B, launches)
+}
+
+/// [`scan_module`] under `rules`.
+pub fn scan_module_with(module: &Module, rules: ScanRules, launches: &mut dyn Launches) -> ScanStats {
     let mut scanner = Scanner {
         module,
-        summaries: summaries(module),
+        rules,
+        summaries: summaries_with(module, rules),
         saturated: FunctionFlags::new(module, |function| function.region_count),
         wrapper_calls: FunctionFlags::new(module, |function| function.op_count),
         caller: 0,
@@ -78,7 +114,7 @@ pub fn scan_module(module: &Module, launches: &mut dyn Launches) -> ScanStats {
         stats: ScanStats::default(),
     };
     for (f, function) in module.functions.iter().enumerate() {
-        if function.kind == FunctionKind::Orchestration {
+        if rules.is_target(function.kind) {
             scanner.stats.scan_targets += 1;
             scanner.function(f);
         }
@@ -127,6 +163,7 @@ impl FunctionFlags {
 
 struct Scanner<'m, 'l> {
     module: &'m Module,
+    rules: ScanRules,
     /// Per function: whether its own scan ends with the flag set (solved
     /// before the scan).
     summaries: Vec<bool>,
@@ -247,7 +284,8 @@ impl Scanner<'_, '_> {
             Node::Switch { cases } => cases.iter().fold(seen, |any, case| self.region(case, seen).or(any)),
             Node::Scope { body } => self.region(body, seen),
             Node::Loop { kind: LoopKind::Sequential, body } => self.sequential_loop(&[body], seen),
-            Node::Loop { kind: LoopKind::Parallel, body } => self.region(body, seen),
+            Node::Loop { kind: LoopKind::Parallel, body } if !self.rules.rescan_parallel => self.region(body, seen),
+            Node::Loop { kind: LoopKind::Parallel, body } => self.sequential_loop(&[body], seen),
             Node::While { before, after } => self.sequential_loop(&[before, after], seen),
             Node::Opaque { regions } => {
                 let regions: Vec<&Region> = regions.iter().collect();
@@ -262,11 +300,11 @@ impl Scanner<'_, '_> {
                 if let Some(publish) = seen {
                     self.launches.launch(self.caller, event, *callee, publish);
                 }
-                let through_wrapper = wrapper(self.module, *callee).is_some_and(|w| self.summaries[w]);
+                let through_wrapper = wrapper(self.module, self.rules, *callee).is_some_and(|w| self.summaries[w]);
                 if through_wrapper {
                     self.wrapper_calls.set(self.caller, event.order);
                 }
-                if through_wrapper || publishes_by_itself(self.module, *callee, *submit) {
+                if through_wrapper || publishes_by_itself(self.module, self.rules, *callee, *submit) {
                     seen.or(Some(event.op))
                 } else {
                     seen
@@ -279,15 +317,23 @@ impl Scanner<'_, '_> {
 }
 
 /// Whether a call-like op publishes whatever its callee does: a
-/// `ccl.submit`, or a call of a builtin-template function.
-fn publishes_by_itself(module: &Module, callee: Option<usize>, submit: bool) -> bool {
-    submit || callee.is_some_and(|c| module.functions[c].builtin_template)
+/// `ccl.submit`, or a call of a builtin-template function; under
+/// `launches_publish`, any launch (a call of an InCore function or of a
+/// function the module does not define).
+fn publishes_by_itself(module: &Module, rules: ScanRules, callee: Option<usize>, submit: bool) -> bool {
+    submit
+        || callee.is_some_and(|c| module.functions[c].builtin_template)
+        || (rules.launches_publish
+            && callee.is_none_or(|c| {
+                let function = &module.functions[c];
+                function.kind == FunctionKind::InCore || function.body.is_none()
+            }))
 }
 
 /// The callee of a call-like op when it is a wrapper (orchestration-like):
 /// the call publishes when the callee's summary holds.
-fn wrapper(module: &Module, callee: Option<usize>) -> Option<usize> {
-    callee.filter(|&c| module.functions[c].kind == FunctionKind::Orchestration)
+fn wrapper(module: &Module, rules: ScanRules, callee: Option<usize>) -> Option<usize> {
+    callee.filter(|&c| rules.is_target(module.functions[c].kind))
 }
 
 /// Per function of `module`: whether its scan from a clear flag ends set
@@ -295,16 +341,21 @@ fn wrapper(module: &Module, callee: Option<usize>) -> Option<usize> {
 /// declarations). Linear in the module: one walk per function body, then
 /// one visit per call of a wrapper that reaches its caller's end.
 pub fn summaries(module: &Module) -> Vec<bool> {
+    summaries_with(module, ScanRules::PHASE_B)
+}
+
+/// [`summaries`] under `rules`.
+pub fn summaries_with(module: &Module, rules: ScanRules) -> Vec<bool> {
     let n = module.functions.len();
     let mut summary = vec![false; n];
     let mut published = Vec::new();
     // (callee, caller): a call of wrapper `callee` reaches `caller`'s end.
     let mut edges: Vec<(usize, usize)> = Vec::new();
     for (f, function) in module.functions.iter().enumerate() {
-        if function.kind != FunctionKind::Orchestration {
+        if !rules.is_target(function.kind) {
             continue;
         }
-        let Some(ending) = Ending::of(module, function) else { continue };
+        let Some(ending) = Ending::of(module, rules, function) else { continue };
         if ending.publishes {
             summary[f] = true;
             published.push(f);
@@ -339,16 +390,16 @@ pub fn summaries(module: &Module) -> Vec<bool> {
 
 /// What reaches the end of one function body: whether a publish of its
 /// own does, and the wrappers whose calls do.
-#[derive(Default)]
 struct Ending {
+    rules: ScanRules,
     publishes: bool,
     wrappers: Vec<usize>,
 }
 
 impl Ending {
     /// `None` for a declaration (or a body that was not lowered).
-    fn of(module: &Module, function: &Function) -> Option<Ending> {
-        let mut ending = Ending::default();
+    fn of(module: &Module, rules: ScanRules, function: &Function) -> Option<Ending> {
+        let mut ending = Ending { rules, publishes: false, wrappers: Vec::new() };
         ending.region(module, function.body.as_ref()?, true);
         Some(ending)
     }
@@ -372,9 +423,9 @@ impl Ending {
             match node {
                 Node::Event(event) if reaches => match &event.kind {
                     EventKind::Call { callee, submit } => {
-                        if publishes_by_itself(module, *callee, *submit) {
+                        if publishes_by_itself(module, self.rules, *callee, *submit) {
                             self.publishes = true;
-                        } else if let Some(w) = wrapper(module, *callee) {
+                        } else if let Some(w) = wrapper(module, self.rules, *callee) {
                             self.wrappers.push(w);
                         }
                     }
