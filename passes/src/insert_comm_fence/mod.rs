@@ -25,6 +25,7 @@
 pub mod kernel;
 pub mod nested;
 pub mod prologue;
+pub mod sound;
 pub mod purity;
 
 #[cfg(test)]

@@ -13,14 +13,18 @@
 //!   and branches, and erases them.
 
 pub mod carry;
+pub mod complete;
 pub mod effects;
+pub mod sound;
 pub mod walk;
 
 #[cfg(test)]
 mod tests;
 
 use crate::{
+    comm_order::memory::Aliases,
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
+    insert_comm_fence::nested::PostCollectiveKernels,
     ir, pass_statistics,
 };
 use cclir_dialect::names::{FunctionKind, Interned};
@@ -34,6 +38,7 @@ pass_statistics! {
         hoisted: "markers-hoisted", "Markers taken out of a loop body or out of both branches of an scf.if",
         dropped: "fences-dropped", "Fences erased because nothing is in flight or a later fence does their work",
         guards: "trip-guards", "scf.if guards built for markers taken out of loops that may run zero times",
+        added: "markers-added", "Markers added where the rules are not enough (placement=minimal): plain-buffer write-backs, prologues, fences between overlapping writes",
     }
 }
 
@@ -45,6 +50,7 @@ pub struct Counts {
     pub hoisted: u64,
     pub dropped: u64,
     pub guards: u64,
+    pub added: u64,
 }
 
 impl Counts {
@@ -54,11 +60,12 @@ impl Counts {
         self.hoisted += other.hoisted;
         self.dropped += other.dropped;
         self.guards += other.guards;
+        self.added += other.added;
     }
 
     /// Whether the walk changed the IR.
     pub fn changed(&self) -> bool {
-        self.moved + self.merged + self.dropped + self.guards > 0
+        self.moved + self.merged + self.dropped + self.guards + self.added > 0
     }
 }
 
@@ -101,12 +108,34 @@ impl CclPass for SinkCommMarkers {
             return Ok(());
         }
         let names = Interned::cached(&mut self.names, func);
-        let counts = sink(func, names);
+        // The walk and the analyses recurse once per nesting level, on the
+        // stack of whatever thread MLIR runs the pass on (a worker's, of a
+        // few MiB): a kernel nested deeper keeps the rules' placement.
+        if nested_deeper_than(func, MAX_NESTING) {
+            cx.preserve_all();
+            return Ok(());
+        }
+        // In ccl-pipeline{placement=minimal}, the scan before the insertion
+        // found what the program says of this kernel's buffers, and what
+        // the rules leave out.
+        let found = cx.cached_parent_analysis::<PostCollectiveKernels>().and_then(|found| found.sound.as_ref());
+        let key = ir::OpKey::of(func);
+        let aliases = found.and_then(|sound| sound.aliases.get(&key).cloned()).unwrap_or_else(Aliases::unknown);
+        let mut added = 0;
+        if let Some(sound) = found {
+            added += complete::before(func, names, sound);
+        }
+        let mut counts = sink(func, names, &aliases);
+        if found.is_some() {
+            added += complete::fences(func, names, &aliases);
+        }
+        counts.added = added;
         self.stats.moved.add(counts.moved);
         self.stats.merged.add(counts.merged);
         self.stats.hoisted.add(counts.hoisted);
         self.stats.dropped.add(counts.dropped);
         self.stats.guards.add(counts.guards);
+        self.stats.added.add(counts.added);
         if !counts.changed() {
             cx.preserve_all();
         }
@@ -114,15 +143,38 @@ impl CclPass for SinkCommMarkers {
     }
 }
 
+/// The deepest nesting of ops with regions the pass handles.
+pub const MAX_NESTING: usize = 256;
+
+/// Whether ops with regions nest more than `limit` deep in `func` (found
+/// without recursion).
+fn nested_deeper_than(func: OperationRef<'_, '_>, limit: usize) -> bool {
+    let mut stack: Vec<(OperationRef<'_, '_>, usize)> = vec![(func, 0)];
+    while let Some((op, depth)) = stack.pop() {
+        if depth > limit {
+            return true;
+        }
+        for block in ir::regions(op).flat_map(ir::blocks) {
+            for inner in ir::ops(block) {
+                if melior::ir::operation::OperationLike::region_count(&inner) > 0 {
+                    stack.push((inner, depth + 1));
+                }
+            }
+        }
+    }
+    false
+}
+
 /// Sinks the markers of InCore function `func` (with a body): one walk,
 /// and in the one case where a second walk could take more out
 /// (`Walker::settled`), walks until none can, so that the output is a
 /// fixed point. Each further walk follows one that erased a fence, so they
 /// end.
-pub fn sink(func: OperationRef<'_, '_>, names: &Interned) -> Counts {
+pub fn sink(func: OperationRef<'_, '_>, names: &Interned, aliases: &crate::comm_order::memory::Aliases) -> Counts {
     let mut total = Counts::default();
     loop {
-        let mut walker = walk::Walker::new(names);
+        let know = sound::Knowledge::of(func, names, aliases.clone());
+        let mut walker = walk::Walker::new(names, &know);
         walker.function(func);
         total.add(walker.counts);
         if walker.settled() {

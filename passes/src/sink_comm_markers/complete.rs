@@ -1,0 +1,115 @@
+//! `placement=minimal` starts from what the program needs, not from the
+//! rules (docs/passes/sink-comm-markers.md, "Beyond the rules"): before
+//! the walk, the markers the checker's rules beyond the origin's ask of
+//! this kernel and the rules' placement lacks (a prologue where a launch
+//! may read a stale line, the write-back of a plain-buffer write another
+//! block reads); after it, a fence before each write that may overlap one
+//! still in flight. Each goes only where the checker would otherwise
+//! reject the kernel, so where the rules were enough nothing is added.
+
+use crate::comm_order::{buffers::SoundPlacement, memory::Aliases, model};
+use crate::insert_comm_fence::prologue;
+use crate::ir;
+use crate::verify_comm_order::{
+    inflight::{self, IrAccesses, Mode},
+    kernel::{self, Missing, SinkKind, SourceKind},
+};
+use cclir_dialect::{
+    names::{FunctionKind, Interned, Name},
+    ods::{CclOp, OpKind},
+};
+use melior::ir::{operation::OperationLike, OperationRef, Value};
+use rustc_hash::FxHashSet;
+
+/// The prologue and plain-buffer write-backs kernel `func` needs; how many
+/// marker ops were added.
+pub fn before(func: OperationRef<'_, '_>, names: &Interned, sound: &SoundPlacement) -> u64 {
+    let mut added = 0;
+    if sound.prologues.contains(&ir::OpKey::of(func)) && prologue::insert_into(names, func) {
+        added += 2;
+    }
+    let published: FxHashSet<ir::OpKey> = sound.published.keys().copied().collect();
+    if published.is_empty() {
+        return added;
+    }
+    let (function, ops) = model::lower_alone(func, names, FunctionKind::InCore, &published);
+    let report = kernel::check(&function);
+    // Per store: whether it needs its fence too (another block of the
+    // launch may read it after a notify), or its write-back only (a later
+    // launch or a collective reads it after the return).
+    let mut needs: Vec<(ir::OpKey, bool)> = Vec::new();
+    for v in &report.violations {
+        let Some(&concurrent) = sound.published.get(&v.source) else { continue };
+        if v.source_kind != SourceKind::Local {
+            continue;
+        }
+        let wanted = match v.sink_kind {
+            SinkKind::Return => v.missing == Missing::Invalidate,
+            _ => concurrent,
+        };
+        if wanted {
+            match needs.iter_mut().find(|(key, _)| *key == v.source) {
+                Some(need) => need.1 |= concurrent,
+                None => needs.push((v.source, concurrent)),
+            }
+        }
+    }
+    // The fence goes in for a later reader too: the execution model's
+    // join lands a write-back the kernel started, but ccl-sim's does not
+    // wait for it (docs/passes/sink-comm-markers.md); where the rules
+    // started none, one fence more keeps both race-free.
+    for (store, _) in needs {
+        let Some(op) = ops.get(order_of(&function, store)) else { continue };
+        let Some(dst) = store_destination(names, op) else { continue };
+        let location = op.location();
+        let invalidate = ir::insert_after(op, ir::create_cache_invalid(location, Some(dst)));
+        ir::insert_after(invalidate, ir::create_fence(location));
+        added += 2;
+    }
+    added
+}
+
+/// A fence right before each op of `func` that issues a write that may
+/// overlap one still in flight (the rules' placement leaves some: a wait's
+/// invalidate has no fence); how many.
+pub fn fences(func: OperationRef<'_, '_>, names: &Interned, aliases: &Aliases) -> u64 {
+    let (function, ops) = model::lower_alone(func, names, FunctionKind::InCore, &FxHashSet::default());
+    let mut accesses = IrAccesses::new(&ops, names, aliases.clone(), &[]);
+    let report = inflight::check(&function, &mut accesses, Mode::Fences);
+    let mut sites: Vec<u32> = report.conflicting_ops.iter().copied().collect();
+    sites.sort_unstable();
+    let mut added = 0;
+    for order in sites {
+        let Some(op) = ops.get(order) else { continue };
+        ir::insert_before(op, ir::create_fence(op.location()));
+        added += 1;
+    }
+    added
+}
+
+/// The order of the event of `op` in `function`.
+fn order_of(function: &model::Function, op: ir::OpKey) -> u32 {
+    fn find(region: &model::Region, op: ir::OpKey) -> Option<u32> {
+        region.blocks.iter().flat_map(|b| &b.nodes).find_map(|node| match node {
+            model::Node::Event(event) => (event.op == op).then_some(event.order),
+            model::Node::If { then, otherwise } => find(then, op).or_else(|| otherwise.as_ref().and_then(|o| find(o, op))),
+            model::Node::Switch { cases: regions } | model::Node::Opaque { regions } => {
+                regions.iter().find_map(|r| find(r, op))
+            }
+            model::Node::Loop { body, .. } | model::Node::Scope { body } => find(body, op),
+            model::Node::While { before, after } => find(before, op).or_else(|| find(after, op)),
+        })
+    }
+    function.body.as_ref().and_then(|body| find(body, op)).unwrap_or(u32::MAX)
+}
+
+/// The destination of a store (`tile_store`, `tensor_write`, `get`).
+fn store_destination<'c, 'a>(names: &Interned, op: OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
+    let kind = names.kind(Name::of(op))?;
+    match CclOp::view(kind, op)? {
+        CclOp::TileStore(store) => Some(store.dst()),
+        CclOp::TensorWrite(write) => Some(write.dst()),
+        CclOp::Get(get) if names.is(Name::of(op), OpKind::Get) => Some(get.dst()),
+        _ => None,
+    }
+}
