@@ -91,6 +91,7 @@ pub struct Buffers<'c, 'a> {
     allocations: FxHashMap<OpKey, u32>,
     /// (caller, callee) of every call-like op naming a function.
     calls: Vec<(usize, usize)>,
+    markers: Markers,
 }
 
 impl<'c, 'a> Buffers<'c, 'a> {
@@ -127,6 +128,7 @@ impl<'c, 'a> Buffers<'c, 'a> {
             uses,
             allocations: FxHashMap::default(),
             calls: calls.iter().map(|&(caller, _, callee)| (caller, callee)).collect(),
+            markers,
         };
         let mut next_root = 0u32;
         // A function nothing calls is an entry: each argument its own
@@ -332,10 +334,29 @@ impl<'c, 'a> Buffers<'c, 'a> {
     /// (read in kernel `f` by `read`) stale: a store of another slot, a
     /// remote write, a call's operand. Collectives are left to the launch
     /// scan (a kernel launched after one needs the prologue anyway).
-    pub fn stale_writer(&self, names: &Interned, f: usize, read: OperationRef<'c, 'a>) -> Option<OpKey> {
+    ///
+    /// Only when some launch may leave a line of that memory in its block
+    /// slot's cache: a read of it (any kernel's, this one's included) that
+    /// no invalidate covering it follows before the kernel returns.
+    ///
+    /// Returned with the kernels (by module index) that may leave a line of
+    /// that memory: a launch of one must come before.
+    pub fn stale_writer(&self, names: &Interned, f: usize, read: OperationRef<'c, 'a>) -> Option<(OpKey, Vec<bool>)> {
         let reader = Reader::new(names);
         let memref = ir::read_memref(names, read)?;
         let (roots, _) = self.resolve(names, f, memref);
+        let mut leavers = vec![false; self.functions.len()];
+        for u in &self.uses {
+            if matches!(u.touch, Touch::LocalRead | Touch::RemoteRead | Touch::Call)
+                && roots_meet(&roots, &self.resolve(names, u.function, u.memref).0)
+                && (u.touch == Touch::Call || !written_back_later(names, u.op, u.memref, self.markers))
+            {
+                leavers[u.function] = true;
+            }
+        }
+        if !leavers.iter().any(|&l| l) {
+            return None;
+        }
         let read_use = Use { function: f, op: read, touch: Touch::LocalRead, source: is_put(names, read), memref };
         let mut access_cache = FxHashMap::default();
         for write in &self.uses {
@@ -354,7 +375,7 @@ impl<'c, 'a> Buffers<'c, 'a> {
                 _ => true,
             };
             if foreign {
-                return Some(OpKey::of(write.op));
+                return Some((OpKey::of(write.op), leavers));
             }
         }
         None
@@ -422,6 +443,11 @@ impl<'c, 'a> Buffers<'c, 'a> {
         out
     }
 
+    /// Whether the markers are in.
+    pub fn markers(&self) -> Markers {
+        self.markers
+    }
+
     /// Whether function `f` is InCore.
     pub fn is_kernel(&self, f: usize) -> bool {
         self.kinds[f] == FunctionKind::InCore
@@ -442,7 +468,8 @@ pub enum Markers {
 
 /// Whether store `store` (into `memref`) is written back before its
 /// kernel returns, on every path: an invalidate covering it comes later in
-/// its block or in a block around it (see [`Buffers::plain_write_roots`]).
+/// its block or in a block around it (see [`Buffers::plain_write_roots`]);
+/// for a read, whether the line it leaves in the cache is dropped so.
 fn written_back_later(names: &Interned, store: OperationRef<'_, '_>, memref: Value<'_, '_>, markers: Markers) -> bool {
     use cclir_dialect::ods::OpKind;
     let covers = |op: OperationRef<'_, '_>| {

@@ -69,27 +69,34 @@ pub struct ScanStats {
 /// ([`ScanRules::SOUND`], the checker's soundness rules: docs/semantics.md,
 /// the Soundness paragraph).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScanRules {
+pub struct ScanRules<'l> {
     /// Functions with no orchestration-like kind (no `ccl.kind`, `group`,
     /// `spmd`, `opaque`) run collectives and launch kernels as well: scan
     /// them, and count a call of one as a wrapper's.
     pub other_targets: bool,
     /// Parallel loops' iterations run one after another too: rescan them.
     pub rescan_parallel: bool,
-    /// A launch (a call of an InCore or unknown function, a submit) sets
-    /// the flag as a publish does: "some launch ran on this rank before".
-    pub launches_publish: bool,
+    /// A launch sets the flag as a publish does ("a launch ran on this
+    /// rank before"): with `Some(kernels)`, a call of an InCore function
+    /// `kernels` holds (by module index), of a function the module does
+    /// not define, and a submit.
+    pub launches_publish: Option<&'l [bool]>,
 }
 
-impl ScanRules {
+impl<'l> ScanRules<'l> {
     /// Phase B as docs/semantics.md writes it.
-    pub const PHASE_B: ScanRules = ScanRules { other_targets: false, rescan_parallel: false, launches_publish: false };
+    pub const PHASE_B: ScanRules<'static> =
+        ScanRules { other_targets: false, rescan_parallel: false, launches_publish: None };
     /// Phase B over every path the execution model runs.
-    pub const SOUND: ScanRules = ScanRules { other_targets: true, rescan_parallel: true, launches_publish: false };
-    /// As `SOUND`, with any launch as the publish.
-    pub const AFTER_A_LAUNCH: ScanRules = ScanRules { launches_publish: true, ..ScanRules::SOUND };
+    pub const SOUND: ScanRules<'static> =
+        ScanRules { other_targets: true, rescan_parallel: true, launches_publish: None };
 
-    fn is_target(self, kind: FunctionKind) -> bool {
+    /// As `SOUND`, with a launch of one of `kernels` as the publish.
+    pub fn after_launches_of(kernels: &'l [bool]) -> Self {
+        ScanRules { launches_publish: Some(kernels), ..ScanRules::SOUND }
+    }
+
+    pub fn is_target(self, kind: FunctionKind) -> bool {
         kind == FunctionKind::Orchestration || (self.other_targets && kind == FunctionKind::Other)
     }
 }
@@ -102,7 +109,7 @@ pub fn scan_module(module: &Module, launches: &mut dyn Launches) -> ScanStats {
 }
 
 /// [`scan_module`] under `rules`.
-pub fn scan_module_with(module: &Module, rules: ScanRules, launches: &mut dyn Launches) -> ScanStats {
+pub fn scan_module_with(module: &Module, rules: ScanRules<'_>, launches: &mut dyn Launches) -> ScanStats {
     let mut scanner = Scanner {
         module,
         rules,
@@ -163,7 +170,7 @@ impl FunctionFlags {
 
 struct Scanner<'m, 'l> {
     module: &'m Module,
-    rules: ScanRules,
+    rules: ScanRules<'m>,
     /// Per function: whether its own scan ends with the flag set (solved
     /// before the scan).
     summaries: Vec<bool>,
@@ -320,19 +327,21 @@ impl Scanner<'_, '_> {
 /// `ccl.submit`, or a call of a builtin-template function; under
 /// `launches_publish`, any launch (a call of an InCore function or of a
 /// function the module does not define).
-fn publishes_by_itself(module: &Module, rules: ScanRules, callee: Option<usize>, submit: bool) -> bool {
+fn publishes_by_itself(module: &Module, rules: ScanRules<'_>, callee: Option<usize>, submit: bool) -> bool {
     submit
         || callee.is_some_and(|c| module.functions[c].builtin_template)
-        || (rules.launches_publish
-            && callee.is_none_or(|c| {
+        || rules.launches_publish.is_some_and(|kernels| {
+            callee.is_none_or(|c| {
                 let function = &module.functions[c];
-                function.kind == FunctionKind::InCore || function.body.is_none()
-            }))
+                (function.kind == FunctionKind::InCore && kernels.get(c).copied().unwrap_or(true))
+                    || (function.kind != FunctionKind::InCore && function.body.is_none())
+            })
+        })
 }
 
 /// The callee of a call-like op when it is a wrapper (orchestration-like):
 /// the call publishes when the callee's summary holds.
-fn wrapper(module: &Module, rules: ScanRules, callee: Option<usize>) -> Option<usize> {
+fn wrapper(module: &Module, rules: ScanRules<'_>, callee: Option<usize>) -> Option<usize> {
     callee.filter(|&c| rules.is_target(module.functions[c].kind))
 }
 
@@ -345,7 +354,7 @@ pub fn summaries(module: &Module) -> Vec<bool> {
 }
 
 /// [`summaries`] under `rules`.
-pub fn summaries_with(module: &Module, rules: ScanRules) -> Vec<bool> {
+pub fn summaries_with(module: &Module, rules: ScanRules<'_>) -> Vec<bool> {
     let n = module.functions.len();
     let mut summary = vec![false; n];
     let mut published = Vec::new();
@@ -390,15 +399,15 @@ pub fn summaries_with(module: &Module, rules: ScanRules) -> Vec<bool> {
 
 /// What reaches the end of one function body: whether a publish of its
 /// own does, and the wrappers whose calls do.
-struct Ending {
-    rules: ScanRules,
+struct Ending<'l> {
+    rules: ScanRules<'l>,
     publishes: bool,
     wrappers: Vec<usize>,
 }
 
-impl Ending {
+impl<'l> Ending<'l> {
     /// `None` for a declaration (or a body that was not lowered).
-    fn of(module: &Module, rules: ScanRules, function: &Function) -> Option<Ending> {
+    fn of(module: &Module, rules: ScanRules<'l>, function: &Function) -> Option<Ending<'l>> {
         let mut ending = Ending { rules, publishes: false, wrappers: Vec::new() };
         ending.region(module, function.body.as_ref()?, true);
         Some(ending)

@@ -79,10 +79,11 @@ pub fn contains_view(names: &Interned, target: Value<'_, '_>, memref: Value<'_, 
 /// Whether a region `ccl.cacheinvalid` of memory containing what GM read
 /// `read` reads comes before it in its block or in a block around it (on
 /// every path to the read, after the kernel's start): it dropped any line
-/// an earlier launch left there. A store into a window-bound view of that
-/// memory counts as one: the insert pass's rule 1 puts the invalidate of
-/// its destination right after it.
-pub fn protected_by_region_invalidate(names: &Interned, read: OperationRef<'_, '_>) -> bool {
+/// an earlier launch left there. With `rules_to_come` (the markers are not
+/// in yet), a store into a window-bound view of that memory counts as one:
+/// the insert pass's rule 1 puts the invalidate of its destination right
+/// after it.
+pub fn protected_by_region_invalidate(names: &Interned, read: OperationRef<'_, '_>, rules_to_come: bool) -> bool {
     let Some(memref) = read_memref(names, read) else { return false };
     let mut current = read;
     loop {
@@ -92,12 +93,14 @@ pub fn protected_by_region_invalidate(names: &Interned, read: OperationRef<'_, '
         while let Some(op) = cursor.filter(|op| *op != current) {
             let target = match names.kind(Name::of(op)).and_then(|kind| ods::CclOp::view(kind, op)) {
                 Some(ods::CclOp::CacheInvalid(invalidate)) => invalidate.target(),
-                Some(ods::CclOp::TileStore(store)) => Some(store.dst()).filter(|dst| is_window_bound(names, *dst)),
-                Some(ods::CclOp::TensorWrite(write)) => Some(write.dst()).filter(|dst| is_window_bound(names, *dst)),
-                Some(ods::CclOp::Get(get)) => Some(get.dst()).filter(|dst| is_window_bound(names, *dst)),
+                Some(ods::CclOp::TileStore(store)) => Some(store.dst()),
+                Some(ods::CclOp::TensorWrite(write)) => Some(write.dst()),
+                Some(ods::CclOp::Get(get)) => Some(get.dst()),
                 _ => None,
             };
-            if target.is_some_and(|target| contains_view(names, target, memref)) {
+            let is_store = !names.is(Name::of(op), OpKind::CacheInvalid);
+            let counts = |target: Value<'_, '_>| !is_store || (rules_to_come && is_window_bound(names, target));
+            if target.is_some_and(|target| counts(target) && contains_view(names, target, memref)) {
                 return true;
             }
             cursor = op.next_in_block();

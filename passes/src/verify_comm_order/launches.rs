@@ -105,7 +105,7 @@ pub fn check(module: &Module, unprotected: &[Option<OpKey>]) -> PhaseBReport {
 /// [`check`] with the scan reading the program under `rules`: every
 /// kernel launched on a path after what `rules` count as a publish whose
 /// `unprotected` read is set.
-pub fn check_with(module: &Module, rules: ScanRules, unprotected: &[Option<OpKey>]) -> PhaseBReport {
+pub fn check_with(module: &Module, rules: ScanRules<'_>, unprotected: &[Option<OpKey>]) -> PhaseBReport {
     let mut checker = Checker {
         module,
         unprotected,

@@ -255,34 +255,43 @@ pub fn launches_beyond_phase_b(
         .filter(|v| !seen.contains(&key(v)))
         .collect();
     seen.extend(sound.iter().map(key));
-    let after = launches::check_with(module, ScanRules::AFTER_A_LAUNCH, &unprotected);
-    let mut cache: FxHashMap<usize, Option<(OpKey, OpKey)>> = FxHashMap::default();
+    // A kernel whose first reads may meet a line another block made stale,
+    // launched after a launch of a kernel that may leave a line of that
+    // memory in its block slot's cache.
     let mut stale = Vec::new();
-    for mut v in after.violations {
-        if seen.contains(&key(&v)) {
-            continue;
+    let mut candidates: Vec<(usize, OpKey, OpKey, Vec<bool>)> = Vec::new();
+    for (kernel, report) in reports.iter().enumerate() {
+        let Some(report) = report else { continue };
+        if let Some((read, writer, leavers)) = stale_read(names, buffers, kernel, &report.unprotected_reads) {
+            candidates.push((kernel, read, writer, leavers));
         }
-        let found = *cache.entry(v.kernel).or_insert_with(|| {
-            let reads = reports[v.kernel].as_ref().map(|r| r.unprotected_reads.as_slice()).unwrap_or(&[]);
-            stale_read(names, buffers, v.kernel, reads)
-        });
-        if let Some((read, writer)) = found {
+    }
+    for (kernel, read, writer, leavers) in candidates {
+        let mut only: Vec<Option<OpKey>> = vec![None; module.functions.len()];
+        only[kernel] = unprotected[kernel];
+        let after = launches::check_with(module, ScanRules::after_launches_of(&leavers), &only);
+        for mut v in after.violations {
+            if seen.contains(&key(&v)) {
+                continue;
+            }
             v.read = read;
             stale.push((v, writer));
         }
     }
+    stale.sort_by_key(|(v, _)| (v.caller, v.call_order, v.kernel));
     (sound, stale)
 }
 
 /// The first of `reads` (kernel `kernel`'s GM reads before any whole-GM
 /// invalidate) that no region invalidate of its memory comes before and
-/// that another block's write may have made stale, with that write.
+/// that another block's write may have made stale, with that write and the
+/// kernels that may leave a line of its memory (by module index).
 fn stale_read(
     names: &Interned,
     buffers: &Buffers<'_, '_>,
     kernel: usize,
     reads: &[(u32, OpKey)],
-) -> Option<(OpKey, OpKey)> {
+) -> Option<(OpKey, OpKey, Vec<bool>)> {
     if reads.is_empty() {
         return None;
     }
@@ -290,11 +299,11 @@ fn stale_read(
     let ops = model::find_ops(buffers.functions[kernel], &keys);
     for key in keys {
         let Some(&read) = ops.get(&key) else { continue };
-        if crate::ir::protected_by_region_invalidate(names, read) {
+        if crate::ir::protected_by_region_invalidate(names, read, buffers.markers() == Markers::ByTheRules) {
             continue;
         }
-        if let Some(writer) = buffers.stale_writer(names, kernel, read) {
-            return Some((key, writer));
+        if let Some((writer, leavers)) = buffers.stale_writer(names, kernel, read) {
+            return Some((key, writer, leavers));
         }
     }
     None
