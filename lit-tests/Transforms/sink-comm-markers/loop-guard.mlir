@@ -9,6 +9,7 @@
 // drop-fence.mlir).
 // RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers))' | FileCheck %s
 // RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
+// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers))' | FileCheck %s --check-prefix=WALK
 
 // CHECK-LABEL: func.func @guarded
 // CHECK-SAME: %[[UB:arg[0-9]+]]: index
@@ -106,10 +107,25 @@ func.func @fence_stays_before_overlap(%t: vector<1xf32>, %w: memref<64xf32, #ccl
 }
 
 // Everything the loop ends with is carried past it already (a prologue's
-// whole-GM invalidate and fence): no guard.
+// whole-GM invalidate and fence): no guard, from the walk alone. In
+// placement=minimal (the scan's analysis present) the pass also re-runs
+// itself on the rules' markers over its own output until that gives the
+// output back; no launch of this kernel follows a collective, so no
+// prologue comes back at its start, and the guard does.
+// WALK-LABEL: func.func @all_covered
+// WALK: scf.for
+// WALK-NEXT: ccl.tile_store
+// WALK-NEXT: }
+// WALK-NEXT: ccl.cacheinvalid{{$}}
+// WALK-NEXT: ccl.fence
+// WALK-NEXT: return
 // CHECK-LABEL: func.func @all_covered
 // CHECK: scf.for
 // CHECK-NEXT: ccl.tile_store
+// CHECK-NEXT: }
+// CHECK-NEXT: arith.cmpi
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: ccl.cacheinvalid %
 // CHECK-NEXT: }
 // CHECK-NEXT: ccl.cacheinvalid{{$}}
 // CHECK-NEXT: ccl.fence

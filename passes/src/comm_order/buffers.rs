@@ -154,7 +154,7 @@ impl<'c, 'a> Buffers<'c, 'a> {
         }
         buffers.propagate(names, &calls);
         buffers.launch_widths(names, &calls, &called);
-        buffers.leftovers = buffers.plain_write_roots(names, markers);
+        buffers.leftovers = buffers.plain_write_roots(names, markers, &FxHashSet::default());
         buffers
     }
 
@@ -255,10 +255,13 @@ impl<'c, 'a> Buffers<'c, 'a> {
     /// memref it is a view of) is written back on every path to a return.
     /// `markers`: where the markers are yet to come, after a wait, call or
     /// submit (or a loop holding a wait) the rules put a whole-GM one.
-    fn plain_write_roots(&self, names: &Interned, markers: Markers) -> Roots {
+    fn plain_write_roots(&self, names: &Interned, markers: Markers, written_back: &FxHashSet<OpKey>) -> Roots {
         let mut out: SmallVec<[u32; 2]> = SmallVec::new();
         for u in &self.uses {
-            if u.touch == (Touch::LocalWrite { plain: true }) && !written_back_later(names, u.op, u.memref, markers) {
+            if u.touch == (Touch::LocalWrite { plain: true })
+                && !written_back.contains(&OpKey::of(u.op))
+                && !written_back_later(names, u.op, u.memref, markers)
+            {
                 let (roots, _) = self.resolve(names, u.function, u.memref);
                 let mut some = Some(out);
                 join_roots(&mut some, &roots);
@@ -269,6 +272,14 @@ impl<'c, 'a> Buffers<'c, 'a> {
             }
         }
         Some(out)
+    }
+
+    /// Reads the leftovers again, with `stores` written back on every path
+    /// to a return (the minimal placement writes back each plain-buffer
+    /// store another block reads: it must know the program as its output
+    /// will be, so that a second run finds what the first did).
+    pub fn assume_written_back(&mut self, names: &Interned, stores: &FxHashSet<OpKey>) {
+        self.leftovers = self.plain_write_roots(names, self.markers, stores);
     }
 
     /// What one kernel's checks need to know of the others: which of its
@@ -443,6 +454,19 @@ impl<'c, 'a> Buffers<'c, 'a> {
         out
     }
 
+    /// The InCore functions that call an InCore function, sorted.
+    pub fn kernel_callers(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .calls
+            .iter()
+            .filter(|&&(caller, callee)| self.is_kernel(caller) && self.is_kernel(callee))
+            .map(|&(caller, _)| caller)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// Whether the markers are in.
     pub fn markers(&self) -> Markers {
         self.markers
@@ -571,7 +595,7 @@ fn submit_first_argument(_submit: OperationRef<'_, '_>) -> usize {
 }
 
 fn is_memref(value: Value<'_, '_>) -> bool {
-    melior::ir::r#type::MemRefType::try_from(value.r#type()).is_ok()
+    melior::ir::TypeLike::is_mem_ref(&value.r#type())
 }
 
 fn argument_count(func: OperationRef<'_, '_>) -> usize {
@@ -638,4 +662,12 @@ pub struct SoundPlacement {
     pub published: FxHashMap<OpKey, bool>,
     /// Kernels that need the prologue beyond the rules' Phase B.
     pub prologues: FxHashSet<OpKey>,
+    /// Kernels (with a body) another kernel calls: the minimal placement
+    /// makes each return with nothing in flight (a fence before a return
+    /// that needs one), so that
+    pub called: FxHashSet<OpKey>,
+    /// the calls of them (`func.call` ops in kernels) issue nothing in
+    /// flight: a kernel alone cannot read its callees (MLIR changes them
+    /// on other threads), but may count on this.
+    pub quiet_calls: FxHashSet<OpKey>,
 }

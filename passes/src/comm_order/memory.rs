@@ -41,6 +41,7 @@ use crate::ir;
 use cclir_dialect::ffi::keys::{OpKey, ValueKey};
 use melior::ir::{
     attribute::DenseI64ArrayAttribute,
+    TypeLike,
     block::BlockLike,
     operation::OperationLike,
     r#type::{MemRefType, ShapedTypeLike},
@@ -544,7 +545,7 @@ impl<'n> Reader<'n> {
         let mut out = Vec::new();
         for i in 0..ir::operand_count(op) {
             let operand = ir::operand(op, i);
-            if MemRefType::try_from(operand.r#type()).is_err() {
+            if !operand.r#type().is_mem_ref() {
                 continue;
             }
             let view = self.view(operand, &mut Origins::default(), 0);
@@ -704,7 +705,7 @@ impl<'n> Reader<'n> {
     /// The flat offset of a `memref.subview`'s result: the source's plus
     /// each offset times the source's stride in that dimension.
     fn subview_offset(&self, op: OperationRef<'_, '_>, source: &View, origins: &mut Origins, depth: u32) -> Option<Affine> {
-        let statics = op.attribute("static_offsets").ok()?;
+        let statics = ir::attribute_by_name(op, "static_offsets")?;
         let statics = DenseI64ArrayAttribute::try_from(statics).ok()?;
         let dynamic = ir::operand_segment(op, 1)?;
         let mut dynamic = dynamic.map(|i| ir::operand(op, i));
@@ -728,6 +729,9 @@ impl<'n> Reader<'n> {
 /// The view a memref value's type describes, on `base` at `offset` (the
 /// type's static offset wins over it when the type has one).
 fn typed_view(base: Base, value: Value<'_, '_>, offset: Option<Affine>) -> View {
+    if !value.r#type().is_mem_ref() {
+        return View::opaque();
+    }
     let Ok(ty) = MemRefType::try_from(value.r#type()) else { return View::opaque() };
     let (strides, type_offset) = ty.strides_and_offset();
     let known = |v: i64| (!MemRefType::is_dynamic_stride_or_offset(v)).then_some(v as i128);
@@ -746,6 +750,9 @@ fn typed_view(base: Base, value: Value<'_, '_>, offset: Option<Affine>) -> View 
 
 /// The number of elements of a statically shaped memref value.
 fn static_size(value: Value<'_, '_>) -> Option<i128> {
+    if !value.r#type().is_mem_ref() {
+        return None;
+    }
     let ty = MemRefType::try_from(value.r#type()).ok()?;
     let mut size = 1i128;
     for d in 0..ty.rank() {
@@ -776,6 +783,13 @@ fn lanes(ty: melior::ir::Type<'_>) -> Option<i128> {
 /// The index of `value` among its function's arguments, when it is one
 /// (an argument of the entry block of a `func.func`).
 pub fn function_argument(value: Value<'_, '_>) -> Option<u32> {
+    // Not through melior's `BlockArgument::try_from` alone: on an op result
+    // it prints the value into its error, and printing verifies the
+    // enclosing module (a data race with the passes changing its other
+    // functions on other threads).
+    if ir::defining_op(value).is_some() {
+        return None;
+    }
     let block = ir::owner_block(value)?;
     let region = block.parent_region()?;
     let owner = block.parent_operation()?;
@@ -849,6 +863,9 @@ fn induction_variable(
     block: BlockRef<'_, '_>,
 ) -> Option<Iv> {
     let owner = block.parent_operation()?;
+    if ir::defining_op(value).is_some() {
+        return None;
+    }
     let argument = melior::ir::block::BlockArgument::try_from(value).ok()?;
     if argument.argument_number() != 0 {
         return None;

@@ -7,11 +7,12 @@
 //! still in flight. Each goes only where the checker would otherwise
 //! reject the kernel, so where the rules were enough nothing is added.
 
-use crate::comm_order::{buffers::SoundPlacement, memory::Aliases, model};
+use super::sound::Given;
+use crate::comm_order::{buffers::SoundPlacement, model};
 use crate::insert_comm_fence::prologue;
 use crate::ir;
 use crate::verify_comm_order::{
-    inflight::{self, IrAccesses, Mode},
+    inflight::{self, Mode},
     kernel::{self, Missing, SinkKind, SourceKind},
 };
 use cclir_dialect::{
@@ -72,9 +73,9 @@ pub fn before(func: OperationRef<'_, '_>, names: &Interned, sound: &SoundPlaceme
 /// A fence right before each op of `func` that issues a write that may
 /// overlap one still in flight (the rules' placement leaves some: a wait's
 /// invalidate has no fence); how many.
-pub fn fences(func: OperationRef<'_, '_>, names: &Interned, aliases: &Aliases) -> u64 {
+pub fn fences(func: OperationRef<'_, '_>, names: &Interned, given: Given<'_>) -> u64 {
     let (function, ops) = model::lower_alone(func, names, FunctionKind::InCore, &FxHashSet::default());
-    let mut accesses = IrAccesses::new(&ops, names, aliases.clone(), &[]);
+    let mut accesses = given.accesses(&ops, names);
     let report = inflight::check(&function, &mut accesses, Mode::Fences);
     let mut sites: Vec<u32> = report.conflicting_ops.iter().copied().collect();
     sites.sort_unstable();
@@ -83,6 +84,35 @@ pub fn fences(func: OperationRef<'_, '_>, names: &Interned, aliases: &Aliases) -
         let Some(op) = ops.get(order) else { continue };
         ir::insert_before(op, ir::create_fence(op.location()));
         added += 1;
+    }
+    added
+}
+
+/// A fence before each `func.return` of kernel `func` that another kernel
+/// calls, where a write of the kernel may still be in flight
+/// (`inflight::leaves_in_flight`): the callers count on calls of it
+/// issuing nothing in flight (`SoundPlacement::quiet_calls`); how many.
+pub fn quiet_returns(func: OperationRef<'_, '_>, names: &Interned, given: Given<'_>) -> u64 {
+    if !given.quiet_returns {
+        return 0;
+    }
+    let (function, _) = model::lower_alone(func, names, FunctionKind::InCore, &FxHashSet::default());
+    if !inflight::leaves_in_flight(&function, &|call, _| !given.quiet(call)) {
+        return 0;
+    }
+    let mut added = 0;
+    for block in ir::regions(func).flat_map(ir::blocks) {
+        // The last op and the one before it (no link back in the C API).
+        let (mut before, mut last) = (None, None);
+        for op in ir::ops(block) {
+            before = last.replace(op);
+        }
+        let Some(last) = last.filter(|&op| Name::of(op) == names.func_return) else { continue };
+        let fenced = before.is_some_and(|op| ir::is_fence(names, op));
+        if !fenced {
+            ir::insert_before(last, ir::create_fence(last.location()));
+            added += 1;
+        }
     }
     added
 }

@@ -22,12 +22,12 @@ pub mod walk;
 mod tests;
 
 use crate::{
-    comm_order::memory::Aliases,
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
-    insert_comm_fence::nested::PostCollectiveKernels,
+    insert_comm_fence::{self, nested::PostCollectiveKernels},
     ir, pass_statistics,
 };
 use cclir_dialect::names::{FunctionKind, Interned};
+use sound::Given;
 use melior::ir::OperationRef;
 
 pass_statistics! {
@@ -120,14 +120,46 @@ impl CclPass for SinkCommMarkers {
         // the rules leave out.
         let found = cx.cached_parent_analysis::<PostCollectiveKernels>().and_then(|found| found.sound.as_ref());
         let key = ir::OpKey::of(func);
-        let aliases = found.and_then(|sound| sound.aliases.get(&key).cloned()).unwrap_or_else(Aliases::unknown);
+        let given = match found {
+            Some(sound) => Given {
+                aliases: sound.aliases.get(&key).unwrap_or(Given::nothing().aliases),
+                quiet_calls: Some(&sound.quiet_calls),
+                quiet_returns: sound.called.contains(&key),
+            },
+            None => Given::nothing(),
+        };
         let mut added = 0;
         if let Some(sound) = found {
             added += complete::before(func, names, sound);
         }
-        let mut counts = sink(func, names, &aliases);
-        if found.is_some() {
-            added += complete::fences(func, names, &aliases);
+        let mut counts = sink(func, names, given);
+        if let Some(sound) = found {
+            added += fence_rounds(func, names, given, &mut counts);
+            // ccl-pipeline{placement=minimal} on its own output inserts the
+            // rules' markers again and runs this pass over them: it must
+            // give the output back. Each round does just that to the
+            // kernel, until a round gives back what it started from (the
+            // first such round is usually the first; the bound keeps what
+            // the last round left, which the checker proves or rejects).
+            // The statistics count the first round only.
+            let marked = cx
+                .cached_parent_analysis::<PostCollectiveKernels>()
+                .is_some_and(|found| found.marked.contains(&key));
+            let mut print = fingerprint(func);
+            for _ in 0..MAX_ROUNDS {
+                insert_comm_fence::kernel::insert_markers(func, names);
+                if marked {
+                    insert_comm_fence::prologue::insert_into(names, func);
+                }
+                complete::before(func, names, sound);
+                let mut again = sink(func, names, given);
+                fence_rounds(func, names, given, &mut again);
+                let now = fingerprint(func);
+                if now == print {
+                    break;
+                }
+                print = now;
+            }
         }
         counts.added = added;
         self.stats.moved.add(counts.moved);
@@ -141,6 +173,77 @@ impl CclPass for SinkCommMarkers {
         }
         Ok(())
     }
+}
+
+/// The most rounds of fences added and walks after them on one kernel, and
+/// of re-runs of the placement on its own output.
+const MAX_ROUNDS: usize = 4;
+
+/// The fences the walk's output needs between overlapping writes, then the
+/// walk again over them, until neither changes anything (a fence added is
+/// one the walk then stops before: the rounds end; a few suffice, and the
+/// bound keeps a kernel whose rounds would not settle as the last round
+/// left it, which the checker proves or rejects). How many fences it added;
+/// the walks' counts go to `counts`.
+fn fence_rounds(
+    func: OperationRef<'_, '_>,
+    names: &Interned,
+    given: Given<'_>,
+    counts: &mut Counts,
+) -> u64 {
+    let mut added = 0;
+    for _ in 0..MAX_ROUNDS {
+        let fences = complete::fences(func, names, given) + complete::quiet_returns(func, names, given);
+        added += fences;
+        if fences == 0 {
+            break;
+        }
+        let again = sink(func, names, given);
+        let settled = !again.changed();
+        counts.add(again);
+        if settled {
+            break;
+        }
+    }
+    added
+}
+
+/// The shape of kernel `func`, as a hash: each op's name and the block it
+/// is in, in pre-order, and what each marker's operand is (the op defining
+/// it, by pre-order number, or a block's argument). Two functions with one
+/// fingerprint print the same but for a collision; it prints nothing
+/// (printing verifies the whole module, which other threads are changing).
+fn fingerprint(func: OperationRef<'_, '_>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    let mut ops: rustc_hash::FxHashMap<ir::OpKey, usize> = rustc_hash::FxHashMap::default();
+    let mut blocks: rustc_hash::FxHashMap<ir::BlockKey, usize> = rustc_hash::FxHashMap::default();
+    let mut block_number = |block: Option<melior::ir::BlockRef<'_, '_>>| -> usize {
+        let Some(block) = block else { return usize::MAX };
+        let next = blocks.len();
+        *blocks.entry(ir::BlockKey::of(block)).or_insert(next)
+    };
+    ir::walk_nested(func, |op| {
+        let number = ops.len();
+        ops.insert(ir::OpKey::of(op), number);
+        ir::op_name(op).hash(&mut hasher);
+        block_number(melior::ir::operation::OperationLike::block(&op)).hash(&mut hasher);
+        if ir::result_count(op) == 0 {
+            for index in 0..ir::operand_count(op) {
+                let value = ir::operand(op, index);
+                match ir::defining_op(value) {
+                    Some(definer) => ops.get(&ir::OpKey::of(definer)).copied().unwrap_or(usize::MAX).hash(&mut hasher),
+                    None => {
+                        block_number(ir::owner_block(value)).hash(&mut hasher);
+                        melior::ir::block::BlockArgument::try_from(value).map_or(usize::MAX, |a| a.argument_number()).hash(&mut hasher);
+                    }
+                }
+            }
+        }
+        ir::Walk::Advance
+    });
+    ops.len().hash(&mut hasher);
+    hasher.finish()
 }
 
 /// The deepest nesting of ops with regions the pass handles.
@@ -165,20 +268,26 @@ fn nested_deeper_than(func: OperationRef<'_, '_>, limit: usize) -> bool {
     false
 }
 
-/// Sinks the markers of InCore function `func` (with a body): one walk,
-/// and in the one case where a second walk could take more out
-/// (`Walker::settled`), walks until none can, so that the output is a
-/// fixed point. Each further walk follows one that erased a fence, so they
-/// end.
-pub fn sink(func: OperationRef<'_, '_>, names: &Interned, aliases: &crate::comm_order::memory::Aliases) -> Counts {
+/// Sinks the markers of InCore function `func` (with a body): walks until
+/// a walk leaves the kernel as it found it, so that the output is a fixed
+/// point (a walk may free a marker the one before stopped: an invalidate
+/// it placed before a read no longer holds the fence after it there). The
+/// walks end: each one after the first follows one that changed the
+/// kernel, and after [`MAX_ROUNDS`] of them the pass stops at the first
+/// walk that is `Walker::settled` (T4's one case that needs another walk).
+pub fn sink(func: OperationRef<'_, '_>, names: &Interned, given: Given<'_>) -> Counts {
     let mut total = Counts::default();
-    loop {
-        let know = sound::Knowledge::of(func, names, aliases.clone());
+    let mut print = fingerprint(func);
+    for walks in 1.. {
+        let know = sound::Knowledge::of(func, names, given);
         let mut walker = walk::Walker::new(names, &know);
         walker.function(func);
         total.add(walker.counts);
-        if walker.settled() {
-            return total;
+        let now = fingerprint(func);
+        if now == print || (walks >= MAX_ROUNDS && walker.settled()) {
+            break;
         }
+        print = now;
     }
+    total
 }

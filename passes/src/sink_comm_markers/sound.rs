@@ -21,6 +21,52 @@ use std::cell::RefCell;
 /// The most events of a kernel whose writes' pairs are read one by one.
 pub const PRECISE_EVENTS: usize = 2000;
 
+/// What the program says of one kernel, found by `placement=minimal`'s
+/// scan (a kernel alone knows nothing of it: [`Given::nothing`]).
+#[derive(Clone, Copy)]
+pub struct Given<'s> {
+    /// Which of its arguments may be one buffer, which may hold lines
+    /// earlier launches left.
+    pub aliases: &'s Aliases,
+    /// Its calls that return with nothing in flight.
+    pub quiet_calls: Option<&'s FxHashSet<OpKey>>,
+    /// Whether the kernel must return with nothing in flight (another
+    /// kernel calls it, counting on that).
+    pub quiet_returns: bool,
+}
+
+impl Given<'static> {
+    /// Nothing known: any two arguments may be one buffer, any call may
+    /// leave writes in flight.
+    pub fn nothing() -> Self {
+        static UNKNOWN: std::sync::LazyLock<Aliases> = std::sync::LazyLock::new(Aliases::unknown);
+        Given { aliases: &UNKNOWN, quiet_calls: None, quiet_returns: false }
+    }
+}
+
+impl<'s> Given<'s> {
+    /// Whether call op `call` returns with nothing in flight.
+    pub fn quiet(&self, call: OpKey) -> bool {
+        self.quiet_calls.is_some_and(|quiet| quiet.contains(&call))
+    }
+
+    /// The accesses of `ops`' events, read with what is given.
+    pub fn accesses<'o, 'n, 'c, 'a>(
+        &self,
+        ops: &'o model::EventOps<'c, 'a>,
+        names: &'n Interned,
+    ) -> IrAccesses<'o, 'n, 'c, 'a>
+    where
+        's: 'o,
+    {
+        let accesses = IrAccesses::new(ops, names, self.aliases.clone(), &[]);
+        match self.quiet_calls {
+            Some(quiet) => accesses.with_quiet_calls(quiet),
+            None => accesses,
+        }
+    }
+}
+
 /// What the walk of one kernel knows of its memory.
 pub struct Knowledge<'n> {
     names: &'n Interned,
@@ -43,7 +89,8 @@ impl<'n> Knowledge<'n> {
     /// [`PRECISE_EVENTS`] events is read coarsely (its pairs of writes cost
     /// the square): every op that issues a write in flight may overlap an
     /// earlier one, around every loop.
-    pub fn of(func: OperationRef<'_, '_>, names: &'n Interned, aliases: Aliases) -> Self {
+    pub fn of(func: OperationRef<'_, '_>, names: &'n Interned, given: Given<'_>) -> Self {
+        let aliases = given.aliases.clone();
         let (function, ops) = model::lower_alone(func, names, FunctionKind::InCore, &FxHashSet::default());
         let (conflicting, carried) = if ops.len() > PRECISE_EVENTS {
             let mut conflicting = FxHashSet::default();
@@ -65,7 +112,7 @@ impl<'n> Knowledge<'n> {
             });
             (conflicting, carried)
         } else {
-            let mut accesses = IrAccesses::new(&ops, names, aliases.clone(), &[]);
+            let mut accesses = given.accesses(&ops, names);
             let report = inflight::check(&function, &mut accesses, Mode::IgnoringFences);
             let conflicting =
                 report.conflicting_ops.iter().filter_map(|order| ops.get(*order)).map(OpKey::of).collect();

@@ -82,6 +82,10 @@ struct BlockWalk<'c, 'a> {
     /// The last `scf.for` passed, with the anchor before it, while it is
     /// the anchor (for its trip guard, which must stay right after it).
     last_loop: Option<(OperationRef<'c, 'a>, Option<OperationRef<'c, 'a>>)>,
+    /// The invalidates placed since the walk last passed anything but
+    /// markers (the memory they cleaned is clean still: an invalidate of
+    /// it now does nothing), by target; `None` for a whole-GM one.
+    clean: SmallVec<[Option<ir::ValueKey>; 2]>,
     /// Whether a write may be in flight since the last fence (T5); unknown,
     /// so true, at the block's start.
     unfenced: bool,
@@ -148,6 +152,15 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
 
     fn op(&mut self, walk: &mut BlockWalk<'c, 'a>, op: OperationRef<'c, 'a>) {
         let effect = effects::of(self.names, op);
+        // An invalidate of what one placed right before it (only markers
+        // between) cleaned: it writes back and drops nothing.
+        if let Effect::Invalidate(target) = effect {
+            let target = target.map(ir::ValueKey::of);
+            if walk.clean.contains(&None) || walk.clean.contains(&target) {
+                merge(op, &mut self.counts);
+                return;
+            }
+        }
         let kind = match effect {
             Effect::Invalidate(None) => Some(Kind::Whole),
             Effect::Invalidate(Some(target)) => Some(Kind::Region(ir::ValueKey::of(target))),
@@ -190,8 +203,13 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
                 walk.flags.join(flags);
                 walk.passed.join(&passed);
                 walk.set_anchor(op);
+                // What it does may dirty or cache anything again.
+                walk.clean.clear();
             }
-            Effect::Regions => self.region_op(walk, op),
+            Effect::Regions => {
+                self.region_op(walk, op);
+                walk.clean.clear();
+            }
         }
     }
 
@@ -577,10 +595,14 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
 
     fn place_invalidates(&mut self, walk: &mut BlockWalk<'c, 'a>) {
         // Region invalidates stay after the views they name.
-        let regions = std::mem::take(&mut walk.carry.regions);
+        let mut regions = std::mem::take(&mut walk.carry.regions);
         for (_, op) in &regions {
             walk.stay_after_definition(ir::operand(*op, 0));
         }
+        // In the order their targets are defined (not the order they were
+        // picked up, which a later run of the pipeline changes: the
+        // insert pass puts markers back after each store).
+        regions.sort_by(|(_, a), (_, b)| definition_order(ir::operand(*a, 0), ir::operand(*b, 0)));
         for (_, op) in regions {
             self.place(walk, op);
         }
@@ -597,6 +619,10 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         if ir::is_fence(self.names, op) {
             walk.passed.fence = true;
         } else {
+            // (Not `op.operand(0)`: on a whole-GM invalidate, melior prints
+            // the op into its error, and printing verifies the module that
+            // other threads are changing.)
+            walk.clean.push((op.operand_count() > 0).then(|| ir::ValueKey::of(ir::operand(op, 0))));
             // An invalidate starts write-backs; one that may overlap a
             // write in flight is where a fence carried past this block
             // must stop.
@@ -647,6 +673,7 @@ impl<'c, 'a> BlockWalk<'c, 'a> {
             anchor: None,
             passed: Passed::default(),
             last_loop: None,
+            clean: SmallVec::new(),
             unfenced: true,
             mark,
             flags: Flags::default(),
@@ -671,6 +698,33 @@ impl<'c, 'a> BlockWalk<'c, 'a> {
     /// Markers now stay after `op`, the last op passed.
     fn set_anchor(&mut self, op: OperationRef<'c, 'a>) {
         self.anchor = Some(op);
+    }
+}
+
+/// The order of two values by where they are defined, when they are in one
+/// block (arguments first, by number, then results by their ops' order);
+/// `Equal` otherwise (a stable sort keeps the order it had).
+fn definition_order(a: melior::ir::Value<'_, '_>, b: melior::ir::Value<'_, '_>) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (Some(block_a), Some(block_b)) = (ir::owner_block(a), ir::owner_block(b)) else { return Ordering::Equal };
+    if block_a != block_b || ir::ValueKey::of(a) == ir::ValueKey::of(b) {
+        return Ordering::Equal;
+    }
+    let argument = |v: melior::ir::Value<'_, '_>| {
+        (0..block_a.argument_count()).find(|&i| ir::ValueKey::of(ir::block_argument(block_a, i)) == ir::ValueKey::of(v))
+    };
+    match (ir::defining_op(a), ir::defining_op(b)) {
+        (None, None) => argument(a).cmp(&argument(b)),
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        (Some(x), Some(y)) if x == y => Ordering::Equal,
+        (Some(x), Some(y)) => {
+            if x.is_before_in_block(y) {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            }
+        }
     }
 }
 

@@ -159,9 +159,9 @@ pub trait Accesses {
     /// flight: anything in the memory its memref operands reach, on any
     /// rank (`None`: anything at all).
     fn call_writes(&mut self, order: u32) -> Option<Vec<Access>>;
-    /// Whether a call of `callee` (a function of the module) may return
-    /// with writes in flight ([`leaves_in_flight`]).
-    fn loud(&self, callee: Option<usize>) -> bool;
+    /// Whether call-like event `order`, of `callee` (a function of the
+    /// module), may return with writes in flight ([`leaves_in_flight`]).
+    fn loud(&self, order: u32, callee: Option<usize>) -> bool;
     fn aliases(&self) -> &Aliases;
 }
 
@@ -541,6 +541,11 @@ impl Walker<'_, '_> {
             self.report.conflicting_ops.insert(order);
             self.report.carried.extend(self.around.iter().copied());
             state.flight.clear();
+            if self.mode == Mode::IgnoringFences {
+                // No fence ends what is in flight here: the writes stay
+                // in flight, as one that may overlap anything.
+                state.flight.insert((many, Crossed::new()));
+            }
         }
     }
 
@@ -559,7 +564,7 @@ impl Walker<'_, '_> {
                     state.flight.insert(write);
                 }
             }
-            EventKind::Call { callee, submit } if !*submit && !self.accesses.loud(*callee) => {
+            EventKind::Call { callee, submit } if !*submit && !self.accesses.loud(order, *callee) => {
                 // A callee that returns with nothing in flight: what it
                 // wrote back has landed. It may leave lines it stored
                 // dirty, in memory its operands reach.
@@ -708,6 +713,12 @@ pub struct IrAccesses<'o, 'n, 'c, 'a> {
     /// Per function of the module: whether a call of it may return with
     /// writes in flight (missing: it may).
     loud: &'o [bool],
+    /// Call ops known to return with nothing in flight, whatever `loud`
+    /// says (a kernel alone knows no callee: `placement=minimal`'s scan
+    /// finds them, [`SoundPlacement::quiet_calls`]).
+    ///
+    /// [`SoundPlacement::quiet_calls`]: crate::comm_order::buffers::SoundPlacement::quiet_calls
+    quiet_calls: Option<&'o FxHashSet<crate::comm_order::model::OpKey>>,
 }
 
 impl<'o, 'n, 'c, 'a> IrAccesses<'o, 'n, 'c, 'a> {
@@ -723,7 +734,14 @@ impl<'o, 'n, 'c, 'a> IrAccesses<'o, 'n, 'c, 'a> {
             aliases,
             cache: FxHashMap::default(),
             loud,
+            quiet_calls: None,
         }
+    }
+
+    /// The same, knowing which call ops return with nothing in flight.
+    pub fn with_quiet_calls(mut self, quiet: &'o FxHashSet<crate::comm_order::model::OpKey>) -> Self {
+        self.quiet_calls = Some(quiet);
+        self
     }
 }
 
@@ -741,8 +759,12 @@ impl Accesses for IrAccesses<'_, '_, '_, '_> {
         self.reader.call_writes(self.ops.get(order)?)
     }
 
-    fn loud(&self, callee: Option<usize>) -> bool {
-        callee.is_none_or(|c| self.loud.get(c).copied().unwrap_or(true))
+    fn loud(&self, order: u32, callee: Option<usize>) -> bool {
+        let quiet = self
+            .quiet_calls
+            .zip(self.ops.get(order))
+            .is_some_and(|(quiet, op)| quiet.contains(&crate::comm_order::model::OpKey::of(op)));
+        !quiet && callee.is_none_or(|c| self.loud.get(c).copied().unwrap_or(true))
     }
 
     fn aliases(&self) -> &Aliases {
@@ -756,7 +778,7 @@ impl Accesses for IrAccesses<'_, '_, '_, '_> {
 /// may (`loud`: by module index; `None`, an unknown callee, may). A call
 /// of a function that never does issues nothing in flight: whatever it
 /// wrote back and wrote remotely has landed when it returns.
-pub fn leaves_in_flight(function: &Function, loud: &dyn Fn(Option<usize>) -> bool) -> bool {
+pub fn leaves_in_flight(function: &Function, loud: &dyn Fn(OpKey, Option<usize>) -> bool) -> bool {
     let Some(body) = &function.body else { return true };
     let mut bits = Bits { loud, memo: FxHashMap::default() };
     bits.region(body)[0].1
@@ -769,7 +791,7 @@ type BitSummary = [(bool, bool); 2];
 /// The one-bit analysis of [`leaves_in_flight`], each region summarised
 /// once.
 struct Bits<'l> {
-    loud: &'l dyn Fn(Option<usize>) -> bool,
+    loud: &'l dyn Fn(OpKey, Option<usize>) -> bool,
     memo: FxHashMap<u32, BitSummary>,
 }
 
@@ -822,7 +844,7 @@ impl Bits<'_> {
                 Node::Event(event) => match &event.kind {
                     EventKind::Fence => false,
                     EventKind::RemoteStore | EventKind::Invalidate(_) => true,
-                    EventKind::Call { callee, submit } => bit || *submit || (self.loud)(*callee),
+                    EventKind::Call { callee, submit } => bit || *submit || (self.loud)(event.op, *callee),
                     EventKind::Return => {
                         returns |= bit;
                         bit

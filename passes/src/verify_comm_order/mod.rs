@@ -206,7 +206,7 @@ pub fn loud_kernels(module: &Module, program: OperationRef<'_, '_>, names: &Inte
     loop {
         let mut changed = false;
         for (f, function) in &lowered {
-            if !loud[*f] && inflight::leaves_in_flight(function, &|callee| callee.is_none_or(|c| loud[c])) {
+            if !loud[*f] && inflight::leaves_in_flight(function, &|_, callee| callee.is_none_or(|c| loud[c])) {
                 loud[*f] = true;
                 changed = true;
             }
@@ -431,6 +431,17 @@ fn kernel_note(v: &Violation, sink: OperationRef<'_, '_>) -> String {
         SinkKind::Return => "the return it reaches".to_string(),
         SinkKind::GmRead => format!("the GM read ({}) it reaches", crate::ir::op_name(sink)),
     }
+}
+
+/// Whether `message` (an error of this pass) reports a race the rules'
+/// discipline does not cover (docs/semantics.md, the Soundness paragraph):
+/// an output of `ccl-insert-comm-fence` may have these, never the others.
+pub fn beyond_the_rules(message: &str) -> bool {
+    message.starts_with("plain-buffer write is read by another block")
+        || message.contains("may still be in flight when")
+        || message.contains("writes of this block may be in flight")
+        || message.contains("the rules' Phase B does not count")
+        || message.contains("after another launch on this rank")
 }
 
 /// The message of a kernel violation whose source is a plain-buffer store
