@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 
-from sim_bench import BIN, LOWER, LOWER_LATE, ROOT, lowered_protocol, run_limited, simulate
+from sim_runs import BIN, LOWER, LOWER_LATE, ROOT, lowered_protocol, run_limited, simulate
 
 MODEL = os.path.join(ROOT, "bench", "promela", "all_to_all_v.pml")
 TABLE_SIZES = [(2, 1), (2, 2), (2, 4), (3, 1), (3, 3), (4, 4), (4, 8)]

@@ -62,7 +62,7 @@ def signature(stderr):
             return re.sub(r"\d+", "N", line)
     for line in stderr.splitlines():
         frame = re.match(r"\s*#\d+ 0x[0-9a-f]+ (.*)", line)
-        handler = ("PrintStackTrace", "SignalHandler", "RunSignalHandlers", "cclir::mlir::crash", "cclir_dialect::ffi::crash")
+        handler = ("PrintStackTrace", "SignalHandler", "RunSignalHandlers", "cclir::mlir::crash", "cclir_dialect::ffi::crash", "cclir_process::crash")
         if frame and ("mlir::" in frame.group(1) or "llvm::hashing" in frame.group(1)) \
                 and not any(name in frame.group(1) for name in handler):
             return re.sub(r"\(/[^)]*\)|\s+\S+:\d+:\d+$", "", frame.group(1)).strip()[:160]

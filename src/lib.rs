@@ -30,6 +30,7 @@ pub use cclir_dialect as dialect;
 pub use cclir_dialect::{ffi::driver::PrintOptions, panic};
 pub use cclir_gen as generator;
 pub use cclir_passes as passes;
+pub use cclir_process as process;
 pub use cclir_support::sarif;
 pub use diagnostics::{Diagnostic, Severity, SourceLoc};
 pub use pipeline::PipelineSpec;

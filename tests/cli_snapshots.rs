@@ -1,7 +1,9 @@
 //! Snapshots of what ccl-opt prints to a person: the ccl part of --help and
 //! --list-passes (the rest is MLIR's, and changes with MLIR), and the
 //! diagnostics of each bad-input path. A change to any of them shows up as
-//! a snapshot diff to review (`cargo insta review`).
+//! a snapshot diff to review: `INSTA_UPDATE=always cargo test --test
+//! cli_snapshots` rewrites the snapshots (`cargo insta review`, with
+//! cargo-insta installed, shows them one by one); a new pass is a new entry.
 
 use std::process::Command;
 

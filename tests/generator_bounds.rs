@@ -71,6 +71,7 @@ fn programs_at_flag_extremes_are_accepted_by_ccl_opt() {
             cases.push(args);
         }
         cases.push(vec!["--exchange", seed]);
+        cases.push(vec!["--litmus", seed]);
     }
     // The deepest nest and the most functions it prints.
     cases.push(vec!["--seed", "3", "--ops", "0", "--depth", &max_depth, "--functions", "1"]);

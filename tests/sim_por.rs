@@ -1,29 +1,18 @@
-//! The partial-order reduction (`--por`, on by default) against the plain
-//! exhaustive search: on every program where the plain search finishes,
-//! both reach the same verdict (no race; a race; a deadlock; a runtime
-//! error), and where the plain search names a race the reduced one names a
-//! race too. The programs: every exhaustive `ccl-sim` run of the lit Sim
-//! tests (`lit-tests/Sim/*.mlir`, through the command line with its own
-//! pipeline and options), the generated exchange programs of
-//! `tests/sim_generated.rs` (raw, with the markers inserted, and with each
-//! inserted marker deleted: `CCLIR_SIM_CASES`, default 300, 60 in a debug
-//! build), and the lowered
-//! all_to_all_v protocol at P = 2 (B = 1, 2, and 4 when optimized; the old
-//! order at each, which races). The state counts, plain against reduced,
-//! are printed. The dynamic reduction (`--por dpor`) is held to the same on
-//! the same programs: its verdict is the plain one's, and it names a race
-//! wherever the plain search does (its count is of transitions).
+//! The reductions of the machine on programs too large for the reference
+//! semantics: on the lowered all_to_all_v protocol at P = 2 (B = 1, 2, and
+//! 4 when optimized; the old order at each, which races) and on the
+//! protocol with each fence, invalidate, notify or wait deleted, the
+//! persistent-set search (`--por on`) and the dynamic one (`--por dpor`)
+//! reach the plain search's verdict (`--por off`), and name a race wherever
+//! it does. The plain search is itself held to the reference semantics on
+//! every program the reference can explore (tests/sim_reference.rs, where
+//! every search is compared with the reference rather than with another
+//! search). The state counts, plain against reduced, are printed.
 
-mod common;
-
-use cclir::generator::exchange::exchange_program;
 use cclir::generator::protocol::all_to_all_v_program;
 use cclir::sim::{self, report, Engine, Finding, Options, Outcome, Search, SearchConfig};
 use cclir::Session;
-use std::path::Path;
-use std::process::Command;
 
-const INSERT: &str = "builtin.module(ccl-insert-comm-fence)";
 const LOWERED: &str = "builtin.module(ccl-pipeline{lower-collectives=true})";
 const LATE: &str =
     "builtin.module(ccl-admit-launch-width,ccl-lower-all-to-all-v{late-snapshot=true},ccl-insert-comm-fence)";
@@ -63,10 +52,6 @@ impl Verdict {
             Verdict::Bound => 0,
         }
     }
-}
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 /// Totals over the programs compared.
@@ -148,46 +133,6 @@ fn all(program: &cclir::Program<'_>, ranks: u16) -> (Verdict, Verdict, Verdict) 
 }
 
 #[test]
-fn reduced_and_plain_agree_on_generated_exchange_programs() {
-    // Each program is searched twice, its mutants too: a debug build takes
-    // the first 60 (scripts/test.sh runs this test optimized, all 300).
-    let cases = env_u64("CCLIR_SIM_CASES", if cfg!(debug_assertions) { 60 } else { 300 });
-    let session = Session::with_config(cclir::SessionConfig { threading: false, ..Default::default() });
-    let insert = session.pipeline(INSERT).expect("insert pipeline");
-    let (mut tally, mut dynamic) = (Tally::default(), Tally::default());
-    for seed in 0..cases {
-        let exchange = exchange_program(seed);
-        let ranks = exchange.ranks;
-        let what = format!("ccl-gen --exchange {seed} (P = {ranks})");
-        let mut program = session.parse(&exchange.text, "exchange.mlir").expect("the program parses");
-        let printed = program.to_text();
-        let (plain, reduced, dpor) = all(&program, ranks);
-        tally.compare(&format!("{what}, raw"), &plain, &reduced);
-        dynamic.compare(&format!("{what}, raw, dpor"), &plain, &dpor);
-        session.run(&insert, &mut program).expect("insert runs");
-        let inserted = program.to_text();
-        let (plain, reduced, dpor) = all(&program, ranks);
-        tally.compare(&format!("{what}, inserted"), &plain, &reduced);
-        dynamic.compare(&format!("{what}, inserted, dpor"), &plain, &dpor);
-        // Each inserted marker deleted: most of these race.
-        let lines: Vec<&str> = inserted.lines().collect();
-        for victim in common::inserted_lines(&printed, &inserted, &what) {
-            let mutant: String =
-                lines.iter().enumerate().filter(|(j, _)| *j != victim).map(|(_, l)| format!("{l}\n")).collect();
-            let program = session.parse(&mutant, "mutant.mlir").expect("a mutant parses");
-            let (plain, reduced, dpor) = all(&program, ranks);
-            tally.compare(&format!("{what}, line {} deleted", victim + 1), &plain, &reduced);
-            dynamic.compare(&format!("{what}, line {} deleted, dpor", victim + 1), &plain, &dpor);
-        }
-        let _ = session.take_diagnostics();
-    }
-    tally.print("exchange programs");
-    dynamic.print("exchange programs, dynamic (transitions)");
-    assert!(tally.racy * 3 >= tally.programs, "too few racy programs for the comparison to mean much");
-    assert_eq!(dynamic.programs, tally.programs, "the dynamic search was compared on every program");
-}
-
-#[test]
 fn reduced_and_plain_agree_on_the_lowered_protocol() {
     let session = Session::new();
     let (mut tally, mut dynamic) = (Tally::default(), Tally::default());
@@ -245,144 +190,10 @@ fn dynamic_and_plain_agree_on_the_lowered_protocol_with_a_marker_or_signal_delet
         }
     }
     dynamic.print("the lowered protocol's mutants, dynamic (transitions)");
-    // 6 racy at P = 2, B = 2; 3 more at P = 3, B = 1.
-    let racy = if cfg!(debug_assertions) { 6 } else { 9 };
+    // 5 racy at P = 2, B = 2; 3 more at P = 3, B = 1. (The fence after the
+    // data put is not among them: the join waits for the put to land and no
+    // peer reads the received rows before the next round overwrites them,
+    // which the reference confirms at P = 2, B = 1.)
+    let racy = if cfg!(debug_assertions) { 5 } else { 8 };
     assert!(dynamic.racy >= racy, "only {} racy mutants: the deletions were not made", dynamic.racy);
-}
-
-/// One exhaustive `ccl-sim` run of a lit test: the pipeline `ccl-opt` runs
-/// first (if any) and ccl-sim's arguments.
-struct LitRun {
-    line: usize,
-    pipeline: Option<Vec<String>>,
-    args: Vec<String>,
-}
-
-/// The RUN lines of `text` that simulate exhaustively (no `--random`, no
-/// other engine), with `%s` as `path`.
-fn lit_runs(text: &str, path: &Path) -> Vec<LitRun> {
-    let path = path.to_str().expect("a UTF-8 path");
-    let mut runs = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let Some(run) = line.split("RUN:").nth(1) else { continue };
-        let words = shell_words(&run.replace("%s", path));
-        let Some(sim) = words.iter().position(|w| w == "ccl-sim") else { continue };
-        let args: Vec<String> = words[sim + 1..].iter().take_while(|w| *w != "|" && *w != "2>&1").cloned().collect();
-        if args.iter().any(|a| a.starts_with("--random") || a.starts_with("--engine") || a == "--help" || a == "-h") {
-            continue;
-        }
-        let pipeline = match words.iter().position(|w| w == "ccl-opt") {
-            Some(opt) if opt < sim => Some(words[opt + 1..].iter().take_while(|w| *w != "|").cloned().collect()),
-            _ => None,
-        };
-        runs.push(LitRun { line: n + 1, pipeline, args });
-    }
-    runs
-}
-
-/// Words of a RUN line, single quotes grouping.
-fn shell_words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quoted = false;
-    let mut any = false;
-    for c in line.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                any = true;
-            }
-            c if c.is_whitespace() && !quoted => {
-                if any {
-                    words.push(std::mem::take(&mut word));
-                    any = false;
-                }
-            }
-            c => {
-                word.push(c);
-                any = true;
-            }
-        }
-    }
-    if any {
-        words.push(word);
-    }
-    words
-}
-
-/// Runs ccl-sim as `run` says with `--por VALUE`: exit code, standard
-/// output and error.
-fn run_lit(run: &LitRun, por: &str) -> (i32, String) {
-    let input = match &run.pipeline {
-        Some(args) => {
-            let out = Command::new(env!("CARGO_BIN_EXE_ccl-opt")).args(args).output().expect("ccl-opt runs");
-            assert!(out.status.success(), "ccl-opt {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-            Some(out.stdout)
-        }
-        None => None,
-    };
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ccl-sim"));
-    command.args(&run.args).args(["--por", por]);
-    command
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = command.spawn().expect("ccl-sim runs");
-    let stdin = child.stdin.take();
-    if let (Some(mut stdin), Some(input)) = (stdin, input) {
-        use std::io::Write;
-        let _ = stdin.write_all(&input);
-    }
-    let out = child.wait_with_output().expect("ccl-sim ends");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.code().unwrap_or(-1), text)
-}
-
-/// The verdict of a ccl-sim run from its exit code and output.
-fn lit_verdict(code: i32, text: &str) -> Verdict {
-    let states = text
-        .split("no race: ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
-    match code {
-        0 => Verdict::Clean(states),
-        3 if text.contains("error: data race") => Verdict::Race(0, text.to_string()),
-        3 => Verdict::Deadlock(0, text.to_string()),
-        1 if text.contains("no conclusion") => Verdict::Bound,
-        _ => Verdict::Error(0, text.to_string()),
-    }
-}
-
-#[test]
-fn reduced_and_plain_agree_on_the_lit_sim_programs() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("lit-tests/Sim");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("lit-tests/Sim")
-        .map(|e| e.expect("an entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
-        .collect();
-    files.sort();
-    let (mut tally, mut dynamic) = (Tally::default(), Tally::default());
-    for file in &files {
-        let text = std::fs::read_to_string(file).expect("a lit test");
-        for run in lit_runs(&text, file) {
-            let what = format!("{}:{}: ccl-sim {}", file.display(), run.line, run.args.join(" "));
-            let (plain_code, plain_text) = run_lit(&run, "off");
-            let (reduced_code, reduced_text) = run_lit(&run, "on");
-            let (dpor_code, dpor_text) = run_lit(&run, "dpor");
-            let (plain, reduced) = (lit_verdict(plain_code, &plain_text), lit_verdict(reduced_code, &reduced_text));
-            let dpor = lit_verdict(dpor_code, &dpor_text);
-            if !matches!(plain, Verdict::Bound) {
-                assert_eq!(plain_code, reduced_code, "{what}: exit codes differ\n{plain_text}\n{reduced_text}");
-                assert_eq!(plain_code, dpor_code, "{what} --por dpor: exit codes differ\n{plain_text}\n{dpor_text}");
-            }
-            tally.compare(&what, &plain, &reduced);
-            dynamic.compare(&format!("{what} --por dpor"), &plain, &dpor);
-        }
-    }
-    tally.print("lit Sim programs");
-    dynamic.print("lit Sim programs, dynamic (transitions)");
-    assert!(tally.programs >= 40, "only {} lit runs compared: the RUN lines were not read", tally.programs);
 }

@@ -38,6 +38,20 @@ MlirAttribute cclEnumAttrGet(MlirContext context, int kind, int value) {
   return MlirAttribute{nullptr};
 }
 
+MlirOperation cclOperationGetPrevInBlock(MlirOperation op) {
+  Operation *operation = unwrap(op);
+  if (!operation->getBlock())
+    return MlirOperation{nullptr};
+  return wrap(operation->getPrevNode());
+}
+
+MlirOperation cclBlockGetLastOperation(MlirBlock block) {
+  Block *b = unwrap(block);
+  if (b->empty())
+    return MlirOperation{nullptr};
+  return wrap(&b->back());
+}
+
 int cclEnumAttrGetValue(MlirAttribute attribute, int kind) {
   Attribute attr = unwrap(attribute);
   switch (kind) {

@@ -26,6 +26,13 @@ MLIR_CAPI_EXPORTED bool cclAttributeIsAWindow(MlirAttribute attribute);
 MLIR_CAPI_EXPORTED MlirAttribute cclEnumAttrGet(MlirContext context, int kind, int value);
 MLIR_CAPI_EXPORTED int cclEnumAttrGetValue(MlirAttribute attribute, int kind);
 
+/// The links between ops that MLIR's C API lacks (it has the next op of a
+/// block and the first, not these): the op before `op` in its block (null
+/// for the first op or an op in no block), and the last op of `block` (null
+/// for an empty block; unlike mlirBlockGetTerminator, whatever the op is).
+MLIR_CAPI_EXPORTED MlirOperation cclOperationGetPrevInBlock(MlirOperation op);
+MLIR_CAPI_EXPORTED MlirOperation cclBlockGetLastOperation(MlirBlock block);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,4 +14,5 @@
 //! library's directory; rustc puts the library right after `cclir-dialect`
 //! on the link line, before the MLIR archives it needs, as a linker that
 //! reads archives in order (GNU ld) requires.
+#![forbid(unsafe_code)]
 #![no_std]

@@ -4,18 +4,19 @@
 //! the mlir-opt plugin) and into the Rust op views; the contexts
 //! that hold it ([`context`]); typed views of its ops ([`ods`]); the names
 //! and function kinds of its contract ([`names`], [`functions`]);
-//! diagnostics as values ([`diagnostics`]); the pass framework the Rust
-//! passes are written against ([`framework`]), which the pass bridge
-//! registers with MLIR; panics caught at the boundary ([`panic`]).
+//! diagnostics as values ([`diagnostics`]); panics caught at the boundary
+//! ([`panic`]). The pass bridge (`ffi::bridge`) registers the passes of
+//! `cclir-pass-framework` with MLIR.
 //!
-//! [`ffi`] is the one FFI layer of cclir: every `unsafe` of the project is
-//! in that module, each block with its reason, and everything else, in this
-//! crate and the others, is safe Rust over what it returns.
+//! [`ffi`] is the one FFI layer of cclir over MLIR: every `unsafe` of this
+//! crate is in that module, each block with its reason, and everything
+//! else, in this crate and the ones over it, is safe Rust over what it
+//! returns. (The process around a tool, `cclir-process`, has the other
+//! `unsafe` of the project: system calls, the allocator, the stack.)
 #![deny(unsafe_code)]
 
 pub mod context;
 pub mod ffi;
-pub mod framework;
 pub mod functions;
 pub mod ir;
 pub mod names;

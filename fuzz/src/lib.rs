@@ -5,6 +5,7 @@
 //! archive that defines it, and the MLIR archives come before libFuzzer's:
 //! the target would start as mlir-opt and reject libFuzzer's flags. So each
 //! target defines `main` itself and hands over to libFuzzer's driver.
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 use std::{
     ffi::{c_char, c_int, CString},
@@ -29,6 +30,10 @@ pub fn run() -> ! {
     pointers.push(ptr::null_mut());
     let mut argc = args.len() as c_int;
     let mut argv = pointers.as_mut_ptr();
+    // SAFETY: `argc` and `argv` describe `pointers`, a null-terminated array
+    // of NUL-terminated strings (`args`) that outlive the call, which never
+    // returns before the process exits; the callback is libfuzzer_sys's
+    // entry point, of the signature the driver expects.
     let code = unsafe { LLVMFuzzerRunDriver(&mut argc, &mut argv, LLVMFuzzerTestOneInput) };
     std::process::exit(code)
 }

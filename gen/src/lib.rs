@@ -25,10 +25,12 @@
 //! recursion, so the nesting depth costs no stack. The PRNG is splitmix64,
 //! so a seed gives the same program on every platform and version of this
 //! crate's dependencies.
+#![forbid(unsafe_code)]
 
 use std::fmt::Write;
 
 pub mod exchange;
+pub mod litmus;
 pub mod protocol;
 
 /// The most ops `ccl-gen --ops` asks for: ten times the benchmarks' largest

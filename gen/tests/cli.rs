@@ -51,6 +51,18 @@ fn values_past_a_bound_are_errors_naming_the_flag_and_the_bound() {
         (vec!["--ops", "-1"], "invalid value '-1' for --ops: expected a non-negative integer".to_string()),
         (vec!["--seed", "18446744073709551616"], format!("for --seed: must be at most {max}")),
         (vec!["--exchange", "x"], "invalid value 'x' for --exchange: expected a non-negative integer".to_string()),
+        (vec!["--litmus", "x"], "invalid value 'x' for --litmus: expected a non-negative integer".to_string()),
+        (vec!["--litmus", "18446744073709551616"], format!("for --litmus: must be at most {max}")),
+        (vec!["--litmus-coverage", "0"], "invalid value '0' for --litmus-coverage: must be at least 1".to_string()),
+        (
+            vec!["--litmus-coverage", "1000001"],
+            "invalid value '1000001' for --litmus-coverage: must be at most 1000000".to_string(),
+        ),
+        (vec!["--litmus-coverage", &max], "for --litmus-coverage: must be at most 1000000".to_string()),
+        (vec!["--litmus"], "missing value for --litmus".to_string()),
+        (vec!["--litmus", "1", "--seed", "2"], "cannot be used with".to_string()),
+        (vec!["--litmus", "1", "--exchange", "2"], "cannot be used with".to_string()),
+        (vec!["--litmus", "1", "--litmus-coverage", "2"], "cannot be used with".to_string()),
         (vec!["--ops"], "missing value for --ops".to_string()),
         (vec!["--bogus"], "unknown option '--bogus'".to_string()),
         (vec!["--seed", "1", "--seed", "2"], "--seed given more than once".to_string()),
@@ -66,7 +78,34 @@ fn a_non_utf8_argument_is_an_error() {
     let bad = OsString::from_vec(b"\xff".to_vec());
     assert_error(&[OsString::from("--seed"), bad.clone()], "not valid UTF-8");
     assert_error(&[OsString::from("--exchange"), bad.clone()], "not valid UTF-8");
+    assert_error(&[OsString::from("--litmus"), bad.clone()], "not valid UTF-8");
+    assert_error(&[OsString::from("--litmus-coverage"), bad.clone()], "not valid UTF-8");
     assert_error(&[bad], "unknown option");
+}
+
+#[test]
+fn litmus_prints_the_library_s_program_and_coverage_its_table() {
+    for seed in ["0", "41", "18446744073709551615"] {
+        let output = ccl_gen(&strings(&["--litmus", seed]));
+        assert_eq!(output.status.code(), Some(0), "ccl-gen --litmus {seed}");
+        let program = cclir_gen::litmus::litmus_program(seed.parse().unwrap());
+        assert_eq!(String::from_utf8_lossy(&output.stdout), program.text, "ccl-gen --litmus {seed}");
+        assert!(output.stderr.is_empty());
+    }
+    let output = ccl_gen(&strings(&["--litmus-coverage", "40"]));
+    assert_eq!(output.status.code(), Some(0));
+    let table = String::from_utf8_lossy(&output.stdout);
+    let coverage = cclir_gen::litmus::coverage(0..40);
+    assert_eq!(
+        table,
+        format!(
+            "ccl-gen --litmus-coverage 40: the features of the litmus programs of seeds 0..40\n{}",
+            coverage.table()
+        )
+    );
+    for feature in cclir_gen::litmus::all_features() {
+        assert!(table.lines().any(|l| l.starts_with(feature.name())), "{} is not in the table", feature.name());
+    }
 }
 
 /// One line `ccl-gen: ...` containing `expected`, then the usage; exit 1;

@@ -33,13 +33,12 @@
 // FIXED-NEXT: {{^}}ccl-sim: executed: fences 1,
 // FIXED-NOT: error
 
-// RACE:      local-publish-without-markers.mlir:[[@LINE+26]]:5: error: data race: stale read of element 0 of argument #0 of @main on rank 0: it returns an older value than a write that happens before it
-// RACE-NEXT: local-publish-without-markers.mlir:[[@LINE+25]]:5: note: the stale read by rank 1 block 0 'ccl.get' in launch 1 of @kernel
-// RACE-NEXT: local-publish-without-markers.mlir:[[@LINE+19]]:5: note: the newer write by rank 0 block 0 'ccl.tile_store' in launch 1 of @kernel, not yet visible to it
-// RACE-NEXT: schedule (3 steps, found after {{[0-9]+}} states):
-// RACE-NEXT: {{^ +}}1. rank 0 block 0: 'ccl.notify' at {{.*}}local-publish-without-markers.mlir:[[@LINE+18]]:5
-// RACE-NEXT: {{^ +}}2. rank 1 block 0: 'ccl.wait' at {{.*}}local-publish-without-markers.mlir:[[@LINE+19]]:5
-// RACE-NEXT: {{^ +}}3. rank 1 block 0: 'ccl.get' at {{.*}}local-publish-without-markers.mlir:[[@LINE+20]]:5
+// RACE:      local-publish-without-markers.mlir:[[@LINE+25]]:5: error: data race: stale read of element 0 of argument #0 of @main on rank 0: it returns an older value than a write that happens before it
+// RACE-NEXT: local-publish-without-markers.mlir:[[@LINE+24]]:5: note: the stale read by rank 1 block 0 'ccl.get' in launch 1 of @kernel
+// RACE-NEXT: local-publish-without-markers.mlir:[[@LINE+18]]:5: note: the newer write by rank 0 block 0 'ccl.tile_store' in launch 1 of @kernel, not yet visible to it
+// RACE-NEXT: schedule (2 steps, found after {{[0-9]+}} states):
+// RACE-NEXT: {{^ +}}1. rank 0 block 0: 'ccl.notify' at {{.*}}local-publish-without-markers.mlir:[[@LINE+17]]:5
+// RACE-NEXT: {{^ +}}2. rank 1 block 0: 'ccl.get' at {{.*}}local-publish-without-markers.mlir:[[@LINE+20]]:5
 // RACE-NOT: {{.}}
 
 // VERIFY: local-publish-without-markers.mlir:[[@LINE+12]]:5: error: local publish reaches a ccl.notify without ccl.cacheinvalid of the written window followed by ccl.fence
@@ -70,15 +69,14 @@ func.func @main(%win: memref<4xi32, #ccl.window>, %local: memref<4xi32>, %sig: m
   return
 }
 
-// HALF:      local-publish-without-markers.mlir:[[@LINE+30]]:10: error: data race: stale read of element 0 of argument #0 of @main_half on rank 0: it returns an older value than a write that happens before it
-// HALF-NEXT: local-publish-without-markers.mlir:[[@LINE+29]]:10: note: the stale read by rank 1 block 0 'ccl.remote_load' in launch 1 of @half
-// HALF-NEXT: local-publish-without-markers.mlir:[[@LINE+22]]:5: note: the newer write by rank 0 block 0 'ccl.tensor_write' in launch 1 of @half, not yet visible to it
+// HALF:      local-publish-without-markers.mlir:[[@LINE+29]]:10: error: data race: stale read of element 0 of argument #0 of @main_half on rank 0: it returns an older value than a write that happens before it
+// HALF-NEXT: local-publish-without-markers.mlir:[[@LINE+28]]:10: note: the stale read by rank 1 block 0 'ccl.remote_load' in launch 1 of @half
+// HALF-NEXT: local-publish-without-markers.mlir:[[@LINE+21]]:5: note: the newer write by rank 0 block 0 'ccl.tensor_write' in launch 1 of @half, not yet visible to it
 // The write-back of the invalidate is in flight and stays there: it never
 // lands in this schedule.
-// HALF-NEXT: schedule (3 steps, found after {{[0-9]+}} states):
-// HALF-NEXT: {{^ +}}1. rank 0 block 0: 'ccl.notify' at {{.*}}local-publish-without-markers.mlir:[[@LINE+20]]:5
-// HALF-NEXT: {{^ +}}2. rank 1 block 0: 'ccl.wait' at {{.*}}local-publish-without-markers.mlir:[[@LINE+21]]:5
-// HALF-NEXT: {{^ +}}3. rank 1 block 0: 'ccl.remote_load' at {{.*}}local-publish-without-markers.mlir:[[@LINE+22]]:10
+// HALF-NEXT: schedule (2 steps, found after {{[0-9]+}} states):
+// HALF-NEXT: {{^ +}}1. rank 0 block 0: 'ccl.notify' at {{.*}}local-publish-without-markers.mlir:[[@LINE+19]]:5
+// HALF-NEXT: {{^ +}}2. rank 1 block 0: 'ccl.remote_load' at {{.*}}local-publish-without-markers.mlir:[[@LINE+22]]:10
 // HALF-NOT: {{.}}
 
 // VERIFY: local-publish-without-markers.mlir:[[@LINE+13]]:5: error: local publish reaches a ccl.notify without ccl.fence after the ccl.cacheinvalid of its window

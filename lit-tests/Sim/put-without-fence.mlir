@@ -46,11 +46,11 @@ func.func @kernel(%win: memref<4xi32, #ccl.window>, %src: memref<4xi32>, %sig: m
     // RACE-NEXT: put-without-fence.mlir:[[@LINE-8]]:5: note: the newer write by rank 0 block 0 'ccl.put' in launch 1 of @kernel, not yet visible to it
     %v = ccl.read %win[%c0] : memref<4xi32, #ccl.window> -> i32
     // The shortest racy schedule: rank 0 signals (its put ran eagerly before,
-    // as a local step), rank 1 passes its wait and reads; nothing has landed.
-    // RACE-NEXT: schedule (3 steps, found after {{[0-9]+}} states):
-    // RACE-NEXT: {{^ +}}1. rank 0 block 0: 'ccl.notify' at {{.*}}put-without-fence.mlir:[[@LINE-11]]:5
-    // RACE-NEXT: {{^ +}}2. rank 1 block 0: 'ccl.wait' at {{.*}}put-without-fence.mlir:[[@LINE-10]]:5
-    // RACE-NEXT: {{^ +}}3. rank 1 block 0: 'ccl.read' at {{.*}}put-without-fence.mlir:[[@LINE-6]]:10
+    // as a local step) and rank 1's wait passes in the same step (a wait is
+    // taken as soon as it holds); rank 1 reads; nothing has landed.
+    // RACE-NEXT: schedule (2 steps, found after {{[0-9]+}} states):
+    // RACE-NEXT: {{^ +}}1. rank 0 block 0: 'ccl.notify' at {{.*}}put-without-fence.mlir:[[@LINE-12]]:5
+    // RACE-NEXT: {{^ +}}2. rank 1 block 0: 'ccl.read' at {{.*}}put-without-fence.mlir:[[@LINE-6]]:10
     // RACE-NOT: {{.}}
   }
   // VERIFY: error: remote publish reaches the function's return without ccl.fence

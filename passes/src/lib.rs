@@ -9,6 +9,7 @@
 
 pub mod admit_launch_width;
 pub mod comm_order;
+pub mod drop_adjacent_fences;
 pub mod insert_comm_fence;
 pub mod ir;
 pub mod lower_all_to_all_v;
@@ -16,11 +17,11 @@ pub mod nested_modules;
 pub mod sink_comm_markers;
 pub mod verify_comm_order;
 
-/// The pass-description types (defined beside the pass bridge, in the
-/// dialect crate, so that neither crate depends on the other).
-pub use cclir_dialect::framework;
+/// What a pass is (`cclir-pass-framework`, which the pass bridge registers
+/// with MLIR).
+pub use cclir_pass_framework as framework;
 /// The macros that declare a pass's options and statistics.
-pub use cclir_dialect::{pass_options, pass_statistics};
+pub use cclir_pass_framework::{pass_options, pass_statistics};
 
 #[cfg(test)]
 mod test_support;
@@ -30,17 +31,19 @@ use framework::{OptionValues, PassInfo, PipelineInfo};
 /// The lane mapping of an admitted launch (a library API beside the pass).
 pub use admit_launch_width::lanes;
 
-/// Every registered ccl pass, in `--list-passes` order.
+/// Every registered ccl pass, in `--list-passes` order (by argument, as
+/// MLIR lists them; the test below keeps it so).
 pub fn all_passes() -> &'static [&'static PassInfo] {
     static PASSES: &[&PassInfo] = &[
         &admit_launch_width::INFO,
-        &lower_all_to_all_v::INFO,
-        &insert_comm_fence::INFO,
+        &drop_adjacent_fences::INFO,
         &insert_comm_fence::nested::FIND_INFO,
+        &insert_comm_fence::INFO,
         &insert_comm_fence::nested::KERNEL_INFO,
+        &lower_all_to_all_v::INFO,
+        &nested_modules::INFO,
         &sink_comm_markers::INFO,
         &verify_comm_order::INFO,
-        &nested_modules::INFO,
     ];
     PASSES
 }
@@ -110,4 +113,15 @@ fn build_ccl_pipeline(values: OptionValues<'_>) -> String {
 pub fn all_pipelines() -> &'static [&'static PipelineInfo] {
     static PIPELINES: [&PipelineInfo; 1] = [&CCL_PIPELINE];
     &PIPELINES
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn all_passes_are_in_list_passes_order() {
+        let arguments: Vec<&str> = super::all_passes().iter().map(|info| info.argument).collect();
+        let mut sorted = arguments.clone();
+        sorted.sort_unstable();
+        assert_eq!(arguments, sorted, "all_passes() lists the passes by argument, as --list-passes does");
+    }
 }

@@ -33,12 +33,32 @@ pub fn interned(module: &Module<'_>) -> Interned {
 
 /// What a pass run reported, as text, and its thread pool: the tasks in
 /// order on this thread; `parent` plays the analysis a pass on the parent
-/// op cached, `cached` collects what the run caches.
-#[derive(Default)]
+/// op cached, `cached` collects what the run caches; what the run erases
+/// leaves the IR and is never destroyed (the tests' memory is not worth a
+/// scope).
 pub struct TestHost {
     pub reports: std::cell::RefCell<Vec<String>>,
     pub parent: Option<Analysis>,
     pub cached: std::cell::RefCell<Vec<Analysis>>,
+    pub erasures: crate::ir::Erasures,
+}
+
+impl Default for TestHost {
+    fn default() -> Self {
+        Self {
+            reports: Default::default(),
+            parent: None,
+            cached: Default::default(),
+            erasures: crate::ir::Erasures::leaking(),
+        }
+    }
+}
+
+/// An eraser for tests that run a pass's pieces by hand (a leaked
+/// [`TestHost`]'s).
+pub fn eraser() -> crate::framework::Eraser<'static> {
+    let host: &'static TestHost = Box::leak(Box::default());
+    PassContext::new(host).eraser()
 }
 
 impl Host for TestHost {
@@ -62,6 +82,10 @@ impl Host for TestHost {
         // No pass manager here: what was asked is recorded, as a failure.
         self.reports.borrow_mut().push(format!("run_pipeline: {pipeline}"));
         false
+    }
+
+    fn erase(&self, op: OperationRef<'_, '_>) {
+        self.erasures.erase(op);
     }
 }
 

@@ -106,14 +106,31 @@ def simulate(
     text: str,
     ranks: int,
     *,
-    exhaustive: bool = True,
-    random: Optional[int] = None,
-    seed: int = 0,
-    max_states: int = 2_000_000,
-    max_steps: int = 1_000_000,
-    max_memory: Optional[int] = None,
+    filename: str = "<input>",
+    # ccl-sim's settings: cclir_sim::options::SETTINGS, their one definition
+    # (`CCLIR_BLESS=1 cargo test --test sim_options` writes this list).
+    # settings-begin
     entry: Optional[str] = None,
     args: Optional[Mapping[str, Union[int, float, bool, str]]] = None,
-    filename: str = "<input>",
+    exhaustive: bool = False,
+    random: Optional[int] = None,
+    seed: int = 0,
+    max_states: int = 2000000,
+    max_steps: int = 1000000,
+    max_memory: Optional[int] = None,
+    threads: Optional[int] = None,
+    exact: bool = False,
+    fingerprint: int = 128,
+    engine: str = "dfs",
+    por: str = "on",
+    max_time: Optional[float] = None,
+    no_reduction: bool = False,
+    # settings-end
 ) -> SimulationResult:
-    """Runs ccl-sim on ``text`` over ``ranks`` ranks (every schedule, or ``random`` seeded ones)."""
+    """Runs ccl-sim on ``text`` over ``ranks`` ranks (every schedule, or ``random`` seeded ones).
+
+    The keywords are ``ccl-sim``'s settings with the same defaults (``ccl-sim --help``).
+    """
+
+def simulate_keywords() -> list[str]:
+    """The keywords of :func:`simulate` after ``ranks``, ``name: type = default`` each, from ccl-sim's settings."""

@@ -3,6 +3,7 @@
 //! call that runs MLIR or the simulator releases the GIL while it runs; each
 //! makes its own `cclir::Session` (an MLIR context is not shared between
 //! threads), and only owned values cross back.
+#![forbid(unsafe_code)]
 
 mod formula;
 mod objects;

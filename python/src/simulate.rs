@@ -3,7 +3,8 @@
 
 use crate::objects::SimulationResult;
 use crate::pipeline::Failure;
-use cclir::sim::{self, summary, EntryArg, Options, Search};
+use cclir::sim::options::{self, DefaultValue, Setting, Syntax};
+use cclir::sim::{self, summary, Options};
 use cclir::{Diagnostic, Session, Severity};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -24,55 +25,61 @@ fn arg_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
     }
 }
 
+/// The settings the keyword arguments give, each with its value as text,
+/// as the command line gives them: `None` and `False` give nothing, `True`
+/// gives a flag, a mapping gives one `KEY=VALUE` per item.
+fn given(ranks: &Bound<'_, PyAny>, keywords: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(&'static Setting, String)>> {
+    let ranks_setting = options::setting("ranks").expect("ranks is a setting");
+    let mut given = vec![(ranks_setting, arg_text(ranks)?)];
+    for (key, value) in keywords.into_iter().flat_map(|dict| dict.iter()) {
+        let keyword = key.str()?.to_string();
+        let Some(setting) = options::SETTINGS
+            .iter()
+            .find(|s| s.python && s.default != DefaultValue::Required && s.keyword() == keyword)
+        else {
+            return Err(PyTypeError::new_err(format!("simulate() got an unexpected keyword argument '{keyword}'")));
+        };
+        if value.is_none() {
+            continue;
+        }
+        match setting.syntax {
+            Syntax::Flag if value.extract::<bool>()? => given.push((setting, "true".to_string())),
+            Syntax::Flag => {}
+            Syntax::Value { .. } => given.push((setting, arg_text(&value)?)),
+            Syntax::Pairs { .. } => {
+                for (key, value) in value.cast::<PyDict>()?.iter() {
+                    given.push((setting, format!("{}={}", key.str()?, arg_text(&value)?)));
+                }
+            }
+        }
+    }
+    Ok(given)
+}
+
 /// Runs ccl-sim on `text` over `ranks` ranks and returns what it found.
 ///
-/// The search is every schedule (`exhaustive`, the default) or `random`
-/// seeded random schedules from `seed`; it stops with the verdict
-/// "no-conclusion" after `max_states` states (exhaustive) or steps
+/// The keyword arguments are ccl-sim's settings (`ccl-sim --help`), by
+/// their Python names (`max_states=1000`, `random=50, seed=3`,
+/// `args={"rows": 1024}`), with the same defaults: the search is every
+/// schedule unless `random` asks for seeded random ones; it stops with the
+/// verdict "no-conclusion" after `max_states` states (exhaustive) or steps
 /// (random), `max_steps` local steps of one thread, or `max_memory` bytes.
-/// `entry` names the function every rank runs; `args` sets its scalar
-/// arguments by name or position (`{"rows": 1024}`).
 ///
 /// Raises DiagnosticError when the text does not parse or uses what ccl-sim
-/// does not model, ValueError for bad options.
+/// does not model, ValueError for bad settings, TypeError for an unknown
+/// keyword.
 #[pyfunction]
-#[pyo3(signature = (
-    text, ranks, *, exhaustive = true, random = None, seed = 0, max_states = 2_000_000, max_steps = 1_000_000,
-    max_memory = None, entry = None, args = None, filename = "<input>"
-))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (text, ranks, *, filename = "<input>", **settings))]
 fn simulate(
     py: Python<'_>,
     text: &str,
-    ranks: u16,
-    exhaustive: bool,
-    random: Option<usize>,
-    seed: u64,
-    max_states: usize,
-    max_steps: u64,
-    max_memory: Option<u64>,
-    entry: Option<String>,
-    args: Option<&Bound<'_, PyDict>>,
+    ranks: &Bound<'_, PyAny>,
     filename: &str,
+    settings: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<SimulationResult> {
-    if ranks == 0 || ranks > 64 {
-        return Err(PyValueError::new_err(format!("simulate: ranks must be between 1 and 64, not {ranks}")));
-    }
-    let search = match random {
-        Some(0) => return Err(PyValueError::new_err("simulate: random needs at least one schedule")),
-        Some(runs) => Search::Random { runs, seed },
-        None if exhaustive => Search::Exhaustive,
-        None => return Err(PyValueError::new_err("simulate: exhaustive=False needs random=N schedules")),
-    };
-    let mut options = Options { ranks, search, max_states, ..Options::default() };
-    options.entry = entry.map(|name| name.trim_start_matches('@').to_string());
-    options.limits.max_steps = max_steps;
-    if let Some(bytes) = max_memory {
-        options.limits.max_memory = bytes;
-    }
-    for (key, value) in args.into_iter().flat_map(|dict| dict.iter()) {
-        options.args.push(EntryArg { key: key.str()?.to_string(), value: arg_text(&value)? });
-    }
+    let given = given(ranks, settings)?;
+    let mut options = Options::from_settings(&given, |setting| setting.keyword())
+        .map_err(|message| PyValueError::new_err(format!("simulate: {message}")))?;
     let (text, filename) = (text.to_string(), filename.to_string());
     let result = py.detach(move || {
         let session = Session::new();
@@ -97,7 +104,15 @@ fn simulate(
     }
 }
 
+/// The keyword arguments of `simulate` after `text` and `ranks`, with
+/// their defaults as Python literals: what its stub must declare.
+#[pyfunction]
+fn simulate_keywords() -> Vec<String> {
+    options::python_stub()
+}
+
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(simulate, module)?)?;
+    module.add_function(wrap_pyfunction!(simulate_keywords, module)?)?;
     Ok(())
 }

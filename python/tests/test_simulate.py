@@ -1,5 +1,6 @@
 """ccl-sim from Python: a racy program and its fixed form."""
 
+import ast
 import threading
 
 import pytest
@@ -62,8 +63,12 @@ def test_a_bound_is_no_conclusion(put_without_fence):
 def test_bad_options_and_inputs():
     with pytest.raises(ValueError, match="ranks must be between 1 and 64"):
         cclir.simulate("module {}", 0)
-    with pytest.raises(ValueError, match="exhaustive=False needs random"):
-        cclir.simulate("module {}", 2, exhaustive=False)
+    with pytest.raises(ValueError, match="exhaustive and random exclude each other"):
+        cclir.simulate("module {}", 2, exhaustive=True, random=3)
+    with pytest.raises(ValueError, match="invalid value '32' for fingerprint: expected 64 or 128"):
+        cclir.simulate("module {}", 2, fingerprint=32)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'max_state'"):
+        cclir.simulate("module {}", 2, max_state=3)
     with pytest.raises(cclir.DiagnosticError) as caught:
         cclir.simulate("func.func @main() {\n  ccl.bogus\n}\n", 2)
     assert caught.value.diagnostics[0].line == 2
@@ -89,3 +94,25 @@ def test_the_gil_is_released_while_the_simulator_runs():
     assert results[0].verdict == "clean" and results[0].states == 56  # P = 2, B = 1 with the partial-order reduction
     # Had the call held the GIL, this thread could not have run meanwhile.
     assert spins > 1000, spins
+
+
+def test_the_keywords_are_the_settings_the_stub_declares():
+    """simulate's keywords come from ccl-sim's settings; the stub (checked
+    against the settings by tests/sim_options.rs) declares the same ones
+    with the same defaults."""
+    stub = ast.parse((REPOSITORY / "python/cclir/_cclir.pyi").read_text())
+    function = next(node for node in stub.body if isinstance(node, ast.FunctionDef) and node.name == "simulate")
+    declared = [
+        f"{arg.arg}: {ast.unparse(arg.annotation)} = {ast.unparse(default)}"
+        for arg, default in zip(function.args.kwonlyargs, function.args.kw_defaults)
+        if arg.arg != "filename"
+    ]
+    def unparsed(line):
+        arguments = ast.parse(f"def f(*, {line}): pass").body[0].args
+        return f"{arguments.kwonlyargs[0].arg}: {ast.unparse(arguments.kwonlyargs[0].annotation)} = {ast.unparse(arguments.kw_defaults[0])}"
+
+    assert declared == [unparsed(line) for line in cclir._cclir.simulate_keywords()]
+    # Each keyword is taken, and its default gives what leaving it out gives.
+    fixed = "func.func @main() attributes {ccl.kind = \"orchestration\"} {\n  return\n}\n"
+    defaults = {arg.arg: ast.literal_eval(default) for arg, default in zip(function.args.kwonlyargs, function.args.kw_defaults)}
+    assert cclir.simulate(fixed, 2, **defaults).states == cclir.simulate(fixed, 2).states

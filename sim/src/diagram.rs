@@ -65,7 +65,7 @@ fn glyph_of(op: &str, kind: &EventKind) -> Glyph {
         EventKind::Join { .. } => Glyph::Join,
         EventKind::Land { .. } => Glyph::Land,
         EventKind::Collective { .. } => Glyph::Collective,
-        EventKind::Issue { .. } => Glyph::Other,
+        EventKind::Issue { .. } | EventKind::Memory => Glyph::Other,
         EventKind::Op => match op {
             "ccl.read" | "ccl.tile_load" | "ccl.remote_load" | "ccl.get" => Glyph::Read,
             "ccl.tensor_write" | "ccl.tile_store" | "ccl.remote_store" | "ccl.put" => Glyph::Write,

@@ -7,88 +7,40 @@
 //! execution model (caches, in-flight writes, signals, vector clocks, race
 //! detection), `explore` chooses schedules (an exhaustive search with
 //! partial-order reduction, or seeded random ones) and `report`, `summary`,
-//! `trace`, `sarif` and `diagram` say what was found.
+//! `trace`, `sarif` and `diagram` say what was found. `reference` is the
+//! execution model read literally, with no reduction, that every search is
+//! held to (`crosscheck`); `analysis` holds the static facts the machine's
+//! reductions rest on.
+#![forbid(unsafe_code)]
 
+pub mod analysis;
 pub mod cost;
+pub mod crosscheck;
 pub mod diagram;
 pub mod explore;
 pub mod machine;
 pub mod memory;
 pub mod ops;
+pub mod options;
 pub mod program;
+pub mod reference;
 pub mod report;
 pub mod sarif;
 pub mod shared;
 pub mod summary;
 pub mod trace;
 pub mod value;
+pub mod views;
 
 pub use cost::{Cost, CostRange, RunCost};
 pub use explore::{Bound, Engine, Outcome, SearchConfig, SearchStats, Step, Store};
 pub use machine::{Finding, Limits, Machine, RaceKind};
+pub use options::{EntryArg, Options, Search};
 
 use cclir_support::SourceLoc;
 use program::{Program, Scalar, Ty};
 use std::sync::Arc;
 use value::Val;
-
-/// How to search.
-#[derive(Clone, Debug)]
-pub enum Search {
-    Exhaustive,
-    Random { runs: usize, seed: u64 },
-}
-
-/// A value for one scalar argument of the entry (`--arg rows=1024`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EntryArg {
-    /// The argument's name as the source spells it (`rows` or `%rows`), or
-    /// its position from 0 (`11`).
-    pub key: String,
-    /// An integer (`1024`, `-1`; `true`/`false` for i1) or a float.
-    pub value: String,
-}
-
-/// Options of one simulation.
-#[derive(Clone, Debug)]
-pub struct Options {
-    pub ranks: u16,
-    pub entry: Option<String>,
-    pub search: Search,
-    /// States generated (exhaustive) or steps taken (random) before the
-    /// search stops with no conclusion.
-    pub max_states: usize,
-    /// Local steps, bytes: see [`Limits`].
-    pub limits: Limits,
-    /// The entry's scalar arguments that are not zero.
-    pub args: Vec<EntryArg>,
-    /// The text the module was parsed from: argument names come from it.
-    pub source: Option<Arc<str>>,
-    /// Every ccl op its own scheduling point (for measuring the reduction).
-    pub no_reduction: bool,
-    /// Print each random schedule's steps as they run.
-    pub trace: bool,
-    /// How the exhaustive search runs (its `max_states` is the field
-    /// above).
-    pub search_config: SearchConfig,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            ranks: 2,
-            entry: None,
-            search: Search::Exhaustive,
-            max_states: 2_000_000,
-            limits: Limits::default(),
-            args: Vec::new(),
-            source: None,
-            no_reduction: false,
-            trace: false,
-            search_config: SearchConfig { threads: available_threads(), ..SearchConfig::default() },
-        }
-    }
-}
 
 /// A located error about the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,9 +55,55 @@ impl std::fmt::Display for InputError {
     }
 }
 
+/// The reference semantics of `program` with the entry's arguments and
+/// ranks of `options`, explored up to `options.max_states` distinct states
+/// (to the first finding: `stop_at_first`).
+pub fn run_reference(
+    program: Program,
+    options: &Options,
+    stop_at_first: bool,
+) -> Result<(reference::Reference, reference::Exploration), InputError> {
+    let machine = machine_for(program, options)?;
+    let mut reference = reference::Reference::new(machine.program.clone(), options.ranks, machine.entry_args.clone());
+    reference.max_local_steps = options.limits.max_steps;
+    let exploration = reference::explore(&reference, options.max_states, stop_at_first);
+    Ok((reference, exploration))
+}
+
 /// Explores `program` (its entry's arguments and the search from
 /// `options`; `entry` and `source` were the front end's).
 pub fn run(program: Program, options: &Options) -> Result<(Machine, Outcome), InputError> {
+    let machine = machine_for(program, options)?;
+    let (mut machine, outcome) = search(machine, options);
+    // Waits taken as soon as they hold lost schedules on some path: the
+    // search is run again without the rule (docs/ccl-sim.md).
+    if machine.early_waits_broken.load(std::sync::atomic::Ordering::Relaxed) {
+        machine.early_waits = false;
+        return Ok(search(machine, options));
+    }
+    Ok((machine, outcome))
+}
+
+/// One search of `machine` as `options` ask.
+fn search(mut machine: Machine, options: &Options) -> (Machine, Outcome) {
+    let outcome = match options.search {
+        Search::Exhaustive => {
+            let config = SearchConfig { max_states: options.max_states, ..options.search_config };
+            // The dynamic reduction schedules wake-ups as steps of their
+            // own; its schedules are replayed (reports, traces) the same way.
+            machine.eager_wakeups = config.engine != Engine::Dpor;
+            explore::exhaustive(machine.clone(), &config)
+        }
+        Search::Random { runs, seed } => {
+            explore::random(&machine, runs, seed, options.max_states, options.trace, options.search_config.threads)
+        }
+    };
+    (machine, outcome)
+}
+
+/// The machine of `program` with the ranks, limits and entry arguments of
+/// `options`, if its threads fit.
+fn machine_for(program: Program, options: &Options) -> Result<Machine, InputError> {
     let at = |site: Option<program::SiteId>| match site {
         Some(site) => program.site(site).loc.clone(),
         None => program.site(program.funcs[program.entry as usize].site).loc.clone(),
@@ -128,19 +126,7 @@ pub fn run(program: Program, options: &Options) -> Result<(Machine, Outcome), In
     let mut machine = Machine::new(Arc::new(program), options.ranks, options.no_reduction);
     machine.limits = options.limits;
     machine.entry_args = entry_args;
-    let outcome = match options.search {
-        Search::Exhaustive => {
-            let config = SearchConfig { max_states: options.max_states, ..options.search_config };
-            // The dynamic reduction schedules wake-ups as steps of their
-            // own; its schedules are replayed (reports, traces) the same way.
-            machine.eager_wakeups = config.engine != Engine::Dpor;
-            explore::exhaustive(machine.clone(), &config)
-        }
-        Search::Random { runs, seed } => {
-            explore::random(&machine, runs, seed, options.max_states, options.trace, options.search_config.threads)
-        }
-    };
-    Ok((machine, outcome))
+    Ok(machine)
 }
 
 /// The cores the search may use (1 where they cannot be counted).

@@ -85,3 +85,11 @@ pub enum Pred {
         unordered: bool,
     },
 }
+
+/// What an `all_reduce` combines with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reduce {
+    Sum,
+    Max,
+    Min,
+}

@@ -6,7 +6,7 @@
 
 use cclir_support::diagnostics::SourceLoc;
 
-pub use crate::ops::{BinOp, CastOp, Pred, Scalar, Wrap};
+pub use crate::ops::{BinOp, CastOp, Pred, Reduce, Scalar, Wrap};
 
 pub type Reg = u32;
 pub type FuncId = u32;
@@ -36,13 +36,6 @@ pub enum Ty {
 pub enum Operand {
     Static(i64),
     Reg(Reg),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Reduce {
-    Sum,
-    Max,
-    Min,
 }
 
 /// How a view op derives its view.

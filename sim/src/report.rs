@@ -4,7 +4,7 @@
 
 use super::cost::{CostRange, RunCost};
 use super::explore::{Bound, Engine, SearchStats, Step, Store};
-use super::machine::{Access, Action, Finding, Machine, Race, RaceKind, State, ThreadId};
+use super::machine::{Access, Action, Blocked, Finding, Machine, Race, RaceKind, State, Status, ThreadId};
 use super::memory;
 use super::program::{SiteId, Ty};
 use cclir_support::diagnostics::{Diagnostic, Severity, SourceLoc};
@@ -97,18 +97,81 @@ fn finding_lines(machine: &Machine, finding: &Finding, last: &State) -> Vec<Line
         }
         Finding::Deadlock => {
             let mut lines = vec![line(None, "deadlock: no step is possible and some threads have not finished".into())];
+            // What the threads wait at first, then the hosts waiting for them.
+            let mut joins = Vec::new();
             for t in 0..last.threads.len() as ThreadId {
-                if let Some(site) = machine.site_at(last, t) {
-                    let who = thread_name(machine, t);
-                    lines.push(line(at(site), format!("{who} waits at {}", site_text(machine, site))));
+                match blocked_text(machine, last, t) {
+                    Some((site, text, true)) => joins.push(line(site.and_then(at), text)),
+                    Some((site, text, false)) => lines.push(line(site.and_then(at), text)),
+                    None => {}
                 }
             }
+            lines.extend(joins);
             lines
         }
         Finding::Error { site, message } | Finding::Limit { site, message } => {
             vec![line(site.and_then(at), message.clone())]
         }
     }
+}
+
+/// The launch a block runs, as a suffix: `; launch 2 of @k` (nothing for a
+/// host).
+fn launch_of(machine: &Machine, state: &State, t: ThreadId) -> String {
+    let thread = &state.threads[t as usize];
+    match thread.kernel.filter(|_| machine.slot_of(t) != 0) {
+        Some(kernel) => format!("; launch {} of @{}", thread.launch, machine.program.funcs[kernel as usize].name),
+        None => String::new(),
+    }
+}
+
+/// What a stuck thread waits for, located, and whether it is a host
+/// joining a launch: the cell of its wait with the condition and the value
+/// the cell holds (and whether any notify of the program can write it at
+/// all), the collective the other ranks have not reached, or the launch it
+/// joins.
+fn blocked_text(machine: &Machine, state: &State, t: ThreadId) -> Option<(Option<SiteId>, String, bool)> {
+    let who = thread_name(machine, t);
+    let launch = launch_of(machine, state, t);
+    let text = match machine.blocked(state, t)? {
+        Blocked::Wait { wait, value } => {
+            let cell = format!(
+                "element {} of {} on rank {}",
+                wait.loc.index,
+                buffer_name(machine, state, wait.loc.buffer),
+                wait.loc.rank
+            );
+            let condition = if wait.equal { "==" } else { ">=" };
+            let holds = value.map_or("no value".to_string(), |v| format!("it holds {v}"));
+            let nobody = if machine.signal_may_be_written(state, wait.loc.buffer) {
+                ""
+            } else {
+                "; no notify of the program can write it"
+            };
+            format!(
+                "{who} waits at {} for {cell} to be {condition} {}: {holds}{nobody}{launch}",
+                site_text(machine, machine.site_at(state, t)?),
+                wait.expected
+            )
+        }
+        Blocked::Collective => {
+            let site = machine.site_at(state, t)?;
+            format!("{who} waits at {} for every rank to reach it", site_text(machine, site))
+        }
+        Blocked::Launch { first, count } => {
+            let kernel = state.threads[first as usize].kernel.map(|k| machine.program.funcs[k as usize].name.clone());
+            let running =
+                (first..first + count).filter(|b| state.threads[*b as usize].status == Status::Running).count();
+            let in_flight: usize = (first..first + count).map(|b| state.inflight[b as usize].len()).sum();
+            let text = format!(
+                "{who} waits for its launch of @{} to finish: {running} of its {count} blocks still running, {in_flight} \
+                 units of their writes in flight",
+                kernel.unwrap_or_default()
+            );
+            return Some((machine.launch_site(state, t), text, true));
+        }
+    };
+    Some((machine.site_at(state, t), text, false))
 }
 
 /// The finding as diagnostics (`file:line:col: error: ...` and notes).

@@ -53,6 +53,9 @@ pub enum EventKind {
     Launch { first: ThreadId, count: u16, kernel: FuncId },
     /// The block returned from its kernel.
     Exit,
+    /// A `memref.alloc` or `memref.dealloc` (this rank's copy of a buffer
+    /// made or freed).
+    Memory,
     /// The host joined the blocks `first..first + count` and runs on.
     Join { first: ThreadId, count: u16 },
     /// Every host ran the collective at `site` (the event's thread is rank
@@ -84,11 +87,11 @@ impl Recorder {
         recording.events.push_back(Event { step, thread, site, epoch, kind });
     }
 
-    fn begin_step(&self, step: usize) {
+    pub(crate) fn begin_step(&self, step: usize) {
         self.inner.lock().unwrap_or_else(|e| e.into_inner()).step = step;
     }
 
-    fn take(&self) -> (Vec<Event>, usize) {
+    pub(crate) fn take(&self) -> (Vec<Event>, usize) {
         let mut recording = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let events = std::mem::take(&mut recording.events).into();
         (events, recording.dropped)

@@ -6,7 +6,7 @@
 //! converted to an integer it does not fit) is an error of the program.
 //! Sizes and positions are computed with checked arithmetic.
 
-use super::ops::{BinOp, CastOp, Pred, Scalar, Wrap};
+use super::ops::{BinOp, CastOp, Pred, Reduce, Scalar, Wrap};
 use std::sync::Arc;
 
 /// A view of a buffer: the buffer, the element offset, sizes and strides.
@@ -392,6 +392,59 @@ pub fn compare(pred: Pred, lhs: u64, rhs: u64, ty: Scalar) -> bool {
             }
         }
         (_, Scalar::Float(_)) => false,
+    }
+}
+
+/// `f` on each lane of two vectors, or on two scalars of one kind.
+pub fn lanewise2(a: &Val, b: &Val, f: impl Fn(u64, u64) -> Result<u64, String>) -> Result<Val, String> {
+    match (a, b) {
+        (Val::Vector(x), Val::Vector(y)) => Ok(Val::Vector(
+            x.iter().zip(y.iter()).map(|(p, q)| f(*p, *q)).collect::<Result<Vec<u64>, String>>()?.into(),
+        )),
+        (Val::Int(_), Val::Int(_)) => Ok(Val::Int(f(a.bits().unwrap(), b.bits().unwrap())? as i64)),
+        (Val::Float(x), Val::Float(y)) => Ok(Val::Float(f(*x, *y)?)),
+        _ => Err("arithmetic on unset or mismatched values".to_string()),
+    }
+}
+
+/// `f` on each lane of `a` (or on the scalar); `None` for an unset value.
+pub fn lanewise1(a: &Val, f: impl Fn(u64) -> Result<u64, String>, to: Scalar) -> Option<Result<Val, String>> {
+    Some(match a {
+        Val::Vector(x) => x.iter().map(|p| f(*p)).collect::<Result<Vec<u64>, String>>().map(|v| Val::Vector(v.into())),
+        other => f(other.bits()?).map(|bits| Val::from_bits(to, bits)),
+    })
+}
+
+/// The lanes of a tile (a scalar is one lane).
+pub fn lanes_of(value: &Val) -> Vec<u64> {
+    match value {
+        Val::Vector(lanes) => lanes.to_vec(),
+        other => other.bits().into_iter().collect(),
+    }
+}
+
+/// One step of an `all_reduce`: `a` and `b` combined as `reduce` does
+/// for `element`.
+pub fn reduce(reduce: Reduce, a: u64, b: u64, element: Scalar) -> u64 {
+    match element {
+        Scalar::Int(bits) => {
+            let (x, y) = (a as i64, b as i64);
+            let r = match reduce {
+                Reduce::Sum => x.wrapping_add(y),
+                Reduce::Max => x.max(y),
+                Reduce::Min => x.min(y),
+            };
+            wrap(r, bits) as u64
+        }
+        Scalar::Float(bits) => {
+            let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+            let r = match reduce {
+                Reduce::Sum => x + y,
+                Reduce::Max => x.max(y),
+                Reduce::Min => x.min(y),
+            };
+            if bits == 32 { r as f32 as f64 } else { r }.to_bits()
+        }
     }
 }
 

@@ -1,211 +1,90 @@
 //! `ccl-sim`: runs a ccl program over P ranks under the execution model of
 //! docs/semantics.md and reports the data races a schedule can produce.
 //!
-//! ```text
-//! ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]
-//!         [--max-states N] [--max-steps N] [--max-memory SIZE] [--threads N] [--exact | --fingerprint BITS]
-//!         [--engine dfs|stateright] [--por on|off|dpor] [--max-time SECONDS] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]
-//! ```
+//! Its settings (`--help`, docs/ccl-sim.md) are made from their one
+//! definition, `cclir_sim::options::SETTINGS`, as the library's defaults
+//! and the Python binding's keywords are.
+//!
 //! Exit 0: no race (the states or schedules explored and what they executed
 //! are printed); 3: a race or deadlock, with both accesses and the schedule;
 //! 1: bad input, a runtime error of the program, or a limit reached before
 //! the search finished ("no conclusion").
 //!
-//! Its entry point is C's `main` (`cclir_dialect::c_main!`, which says why):
+//! Its entry point is C's `main` (`cclir_process::c_main!`, which says why):
 //! a closed standard output must be seen, or the verdict would be lost
 //! without an error.
 #![no_main]
 #![forbid(unsafe_code)]
 
-use cclir::dialect::ffi::{allocator, streams};
-use cclir::sim::{self, memory, report, EntryArg, Options, Outcome, Search};
-use clap::builder::{OsStringValueParser, TypedValueParser};
+use cclir::process::{allocator, streams};
+use cclir::sim::options::{self, Setting, Syntax};
+use cclir::sim::{self, memory, report, Options, Outcome, Search};
+use clap::builder::{OsStringValueParser, PathBufValueParser, TypedValueParser};
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{CommandFactory, Parser};
+use clap::parser::ValueSource;
+use clap::{Arg, ArgAction, ArgMatches, Command};
 use std::io::Write;
 use std::path::PathBuf;
 
-/// The command line. Option values are read by the parsers below, whose
-/// errors are the reasons in ccl-sim's `invalid value` messages; what
-/// involves several options is checked after (`parse`).
-#[derive(Parser, Debug)]
-#[command(
-    name = "ccl-sim",
-    about = "Runs FILE (a ccl program; '-' reads stdin) on P ranks and searches the schedules for data races.\n\
-             Reaching a bound (--max-states, --max-steps, --max-memory) is exit 1 with \"no conclusion\", never \"no \
-             race\".",
-    disable_version_flag = true,
-    args_override_self = true,
-    override_usage = "ccl-sim FILE --ranks P [--entry NAME] [--arg NAME=VALUE]... [--exhaustive | --random N] [--seed S]\n\
-\x20              [--max-states N] [--max-steps N] [--max-memory SIZE] [--threads N] [--exact | --fingerprint BITS]\n\
-\x20              [--engine dfs|stateright] [--por on|off|dpor] [--max-time SECONDS] [--stats] [--trace] [--no-reduction] [--sarif FILE] [--diagram FILE]",
-    help_template = "USAGE: {usage}\n\n{about}\n\n{all-args}"
-)]
-struct Cli {
-    /// The ccl program ('-' reads stdin)
-    #[arg(value_name = "FILE")]
-    files: Vec<PathBuf>,
+/// What ccl-sim is, for `--help`.
+const ABOUT: &str =
+    "Runs FILE (a ccl program; '-' reads stdin) on P ranks and searches the schedules for data races.\n\
+                     Reaching a bound (--max-states, --max-steps, --max-memory) is exit 1 with \"no conclusion\", \
+                     never \"no race\".";
 
-    /// Ranks to simulate (required, at least 1)
-    #[arg(long, value_name = "P", allow_hyphen_values = true, value_parser = text(number))]
-    ranks: Option<u64>,
-
-    /// The function every rank runs (default: @main, else the one
-    /// orchestration function nobody calls)
-    #[arg(long, value_name = "NAME", allow_hyphen_values = true, value_parser = text(entry))]
-    entry: Option<String>,
-
-    /// A scalar argument of the entry, by name (rows, %rows) or position (0,
-    /// 1, ...); others are 0
-    #[arg(long = "arg", value_name = "NAME=VALUE", allow_hyphen_values = true, value_parser = text(entry_arg))]
-    args: Vec<EntryArg>,
-
-    /// Explore every schedule (the default)
-    #[arg(long)]
-    exhaustive: bool,
-
-    /// Run N random schedules instead
-    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = text(number))]
-    random: Option<u64>,
-
-    /// Seed of the random schedules [default: 0]
-    #[arg(long, value_name = "S", allow_hyphen_values = true, value_parser = text(number))]
-    seed: Option<u64>,
-
-    /// Stop after generating N states [default: 2000000]
-    #[arg(long = "max-states", value_name = "N", allow_hyphen_values = true, value_parser = text(number))]
-    max_states: Option<u64>,
-
-    /// Steps a thread may run without one another thread can observe
-    /// [default: 1000000]
-    #[arg(long = "max-steps", value_name = "N", allow_hyphen_values = true, value_parser = text(number))]
-    max_steps: Option<u64>,
-
-    /// Memory the run may hold, in bytes or with K, M, G [default: half the
-    /// machine's]
-    #[arg(long = "max-memory", value_name = "SIZE", allow_hyphen_values = true, value_parser = text(size))]
-    max_memory: Option<u64>,
-
-    /// Threads of the exhaustive search [default: every core]
-    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = text(number))]
-    threads: Option<u64>,
-
-    /// Store visited states as 64- or 128-bit fingerprints [default: 128]
-    #[arg(long, value_name = "BITS", allow_hyphen_values = true, value_parser = text(fingerprint_bits))]
-    fingerprint: Option<u32>,
-
-    /// Store visited states whole (no hash compaction)
-    #[arg(long)]
-    exact: bool,
-
-    /// dfs (default: depth-first on every core) or stateright (stateright's
-    /// breadth-first checker, whole states, shortest schedules)
-    #[arg(long, value_name = "NAME", allow_hyphen_values = true, value_parser = text(engine))]
-    engine: Option<sim::Engine>,
-
-    /// Partial-order reduction of the exhaustive search: on (default:
-    /// persistent sets, stored states), off, or dpor (dynamic: stateless,
-    /// source sets and sleep sets)
-    #[arg(long, value_name = "on|off|dpor", allow_hyphen_values = true, value_parser = text(por_mode))]
-    por: Option<PorMode>,
-
-    /// Seconds the exhaustive search may run before it stops with no
-    /// conclusion
-    #[arg(long = "max-time", value_name = "SECONDS", allow_hyphen_values = true, value_parser = text(seconds))]
-    max_time: Option<f64>,
-
-    /// Print what the exhaustive search stored (bytes a state), its depth
-    /// and time
-    #[arg(long)]
-    stats: bool,
-
-    /// Print every step of the schedule reported (else its last 40 steps),
-    /// and of every random schedule as it runs
-    #[arg(long)]
-    trace: bool,
-
-    /// Make every ccl op a scheduling point (for measuring the local-step
-    /// reduction)
-    #[arg(long = "no-reduction")]
-    no_reduction: bool,
-
-    /// Write the verdict as a SARIF 2.1.0 log too (a race's schedule as one
-    /// thread flow per thread)
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = text(path))]
-    sarif: Option<String>,
-
-    /// Draw the schedule reported as an SVG (lanes per thread, sync edges,
-    /// writes in flight)
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = text(path))]
-    diagram: Option<String>,
-}
-
-/// The parser of an option's value: the value must be UTF-8, then `parse`
-/// reads it; its error is the reason in `invalid value 'x' for --y: reason`.
-fn text<T: Clone + Send + Sync + 'static>(parse: fn(&str) -> Result<T, String>) -> impl TypedValueParser<Value = T> {
-    OsStringValueParser::new().try_map(move |value| match value.to_str() {
-        Some(text) => parse(text),
-        None => Err("not valid UTF-8".to_string()),
-    })
-}
-
-fn number(text: &str) -> Result<u64, String> {
-    text.parse().map_err(|_| "expected a non-negative integer".to_string())
-}
-
-fn entry(text: &str) -> Result<String, String> {
-    Ok(text.trim_start_matches('@').to_string())
-}
-
-fn entry_arg(text: &str) -> Result<EntryArg, String> {
-    let (key, value) = text.split_once('=').ok_or("expected NAME=VALUE")?;
-    Ok(EntryArg { key: key.trim().to_string(), value: value.trim().to_string() })
-}
-
-fn size(text: &str) -> Result<u64, String> {
-    memory::parse_size(text).ok_or_else(|| "expected bytes, or a number with K, M, G or T".to_string())
-}
-
-fn fingerprint_bits(text: &str) -> Result<u32, String> {
-    match number(text)? {
-        bits @ (64 | 128) => Ok(bits as u32),
-        _ => Err("expected 64 or 128".to_string()),
+/// The command line, made from the settings (`cclir_sim::options::SETTINGS`,
+/// their one definition): each takes its value as text, which the setting
+/// reads (`Options::from_settings`), so the errors are the setting's.
+fn command() -> Command {
+    let utf8 = || {
+        OsStringValueParser::new().try_map(|value: std::ffi::OsString| match value.into_string() {
+            Ok(text) => Ok(text),
+            Err(_) => Err("not valid UTF-8".to_string()),
+        })
+    };
+    let mut command = Command::new("ccl-sim")
+        .about(ABOUT)
+        .disable_version_flag(true)
+        .args_override_self(true)
+        .override_usage(options::usage("ccl-sim", 15, 110).join("\n"))
+        .help_template("USAGE: {usage}\n\n{about}\n\n{all-args}")
+        .arg(
+            Arg::new("files")
+                .value_name("FILE")
+                .help("The ccl program ('-' reads stdin)")
+                .num_args(0..)
+                .action(ArgAction::Append)
+                .value_parser(PathBufValueParser::new()),
+        );
+    for setting in options::SETTINGS {
+        let arg = Arg::new(setting.name).long(setting.name).help(setting.help_with_default());
+        command = command.arg(match setting.syntax {
+            Syntax::Flag => arg.action(ArgAction::SetTrue),
+            Syntax::Value { value, .. } => {
+                arg.value_name(value).allow_hyphen_values(true).action(ArgAction::Set).value_parser(utf8())
+            }
+            Syntax::Pairs { value } => {
+                arg.value_name(value).allow_hyphen_values(true).action(ArgAction::Append).value_parser(utf8())
+            }
+        });
     }
+    command
 }
 
-fn engine(text: &str) -> Result<sim::Engine, String> {
-    match text {
-        "dfs" => Ok(sim::Engine::Dfs),
-        "stateright" => Ok(sim::Engine::Stateright),
-        _ => Err("expected dfs or stateright".to_string()),
+/// The settings `matches` gives, each with its value as text.
+fn given(matches: &ArgMatches) -> Vec<(&'static Setting, String)> {
+    let mut given = Vec::new();
+    for setting in options::SETTINGS {
+        match setting.syntax {
+            Syntax::Flag if matches.get_flag(setting.name) => given.push((setting, "true".to_string())),
+            Syntax::Flag => {}
+            Syntax::Value { .. } | Syntax::Pairs { .. } => {
+                let values = matches.get_many::<String>(setting.name).into_iter().flatten();
+                given.extend(values.map(|text| (setting, text.clone())));
+            }
+        }
     }
-}
-
-/// `--por`: the persistent-set reduction on or off, or the dynamic one.
-#[derive(Clone, Copy, Debug)]
-enum PorMode {
-    Persistent(bool),
-    Dynamic,
-}
-
-fn por_mode(text: &str) -> Result<PorMode, String> {
-    match text {
-        "on" => Ok(PorMode::Persistent(true)),
-        "off" => Ok(PorMode::Persistent(false)),
-        "dpor" => Ok(PorMode::Dynamic),
-        _ => Err("expected on, off or dpor".to_string()),
-    }
-}
-
-fn seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(seconds),
-        _ => Err("expected a non-negative number of seconds".to_string()),
-    }
-}
-
-fn path(text: &str) -> Result<String, String> {
-    Ok(text.to_string())
+    given
 }
 
 struct Args {
@@ -226,7 +105,7 @@ enum Request {
 
 /// The help, which also follows every usage error.
 fn help() -> String {
-    Cli::command().render_help().to_string()
+    command().render_help().to_string()
 }
 
 /// clap's error, in ccl-sim's words (`invalid value 'x' for --ranks:
@@ -254,72 +133,34 @@ fn usage_error(error: &clap::Error) -> String {
 }
 
 fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Request, String> {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
+    let matches = match command().try_get_matches_from(args) {
+        Ok(matches) => matches,
         Err(error) if error.kind() == ErrorKind::DisplayHelp => return Ok(Request::Help(help())),
         Err(error) => return Err(usage_error(&error)),
     };
-    let file = match <[PathBuf; 1]>::try_from(cli.files) {
+    let files: Vec<PathBuf> = matches.get_many::<PathBuf>("files").into_iter().flatten().cloned().collect();
+    let file = match <[PathBuf; 1]>::try_from(files) {
         Ok([file]) => file,
         Err(files) if files.is_empty() => return Err("no input file".to_string()),
         Err(_) => return Err("more than one input file".to_string()),
     };
-    let mut options = Options { entry: cli.entry, args: cli.args, ..Options::default() };
-    if let Some(max) = cli.max_states {
-        options.max_states = usize::try_from(max).unwrap_or(usize::MAX);
-    }
-    if let Some(max) = cli.max_steps {
-        options.limits.max_steps = max;
-    }
-    if let Some(max) = cli.max_memory {
-        options.limits.max_memory = max;
-    }
-    let ranks = cli.ranks.ok_or("--ranks P is required")?;
-    if ranks == 0 || ranks > 64 {
-        return Err(format!("--ranks must be between 1 and 64, not {ranks}"));
-    }
-    options.ranks = ranks as u16;
-    options.search = match (cli.random, cli.exhaustive) {
-        (Some(_), true) => return Err("--exhaustive and --random exclude each other".to_string()),
-        (Some(0), _) => return Err("--random needs at least one schedule".to_string()),
-        (Some(runs), false) => {
-            Search::Random { runs: usize::try_from(runs).unwrap_or(usize::MAX), seed: cli.seed.unwrap_or(0) }
+    let options = Options::from_settings(&given(&matches), |setting| format!("--{}", setting.name))?;
+    // What the reference's own report and its one search leave out.
+    if options.reference {
+        let mut search_only = ["threads", "sarif", "diagram"].into_iter();
+        if let Some(name) = search_only.find(|name| matches.value_source(name) == Some(ValueSource::CommandLine)) {
+            return Err(format!(
+                "--reference explores every execution with its own search and report: it excludes --{name}"
+            ));
         }
-        (None, _) => Search::Exhaustive,
-    };
-    if let Some(threads) = cli.threads {
-        if threads == 0 || threads > 1024 {
-            return Err(format!("--threads must be between 1 and 1024, not {threads}"));
-        }
-        options.search_config.threads = threads as usize;
     }
-    options.search_config.store = match (cli.fingerprint, cli.exact) {
-        (Some(_), true) => return Err("--exact and --fingerprint exclude each other".to_string()),
-        (None, true) => sim::Store::Exact,
-        (Some(bits), false) => sim::Store::Fingerprint { bits },
-        (None, false) => sim::Store::default(),
-    };
-    if let Some(engine) = cli.engine {
-        options.search_config.engine = engine;
-    }
-    match cli.por {
-        Some(PorMode::Persistent(on)) => options.search_config.por = on,
-        Some(PorMode::Dynamic) if cli.engine.is_some_and(|engine| engine != sim::Engine::Dfs) => {
-            return Err("--por dpor is an engine of its own: it excludes --engine stateright".to_string())
-        }
-        Some(PorMode::Dynamic) => options.search_config.engine = sim::Engine::Dpor,
-        None => {}
-    }
-    options.search_config.max_seconds = cli.max_time;
-    options.no_reduction = cli.no_reduction;
-    options.trace = cli.trace;
     Ok(Request::Run(Box::new(Args {
         file,
+        trace: options.trace,
         options,
-        trace: cli.trace,
-        stats: cli.stats,
-        sarif: cli.sarif,
-        diagram: cli.diagram,
+        stats: matches.get_flag("stats"),
+        sarif: matches.get_one::<String>("sarif").cloned(),
+        diagram: matches.get_one::<String>("diagram").cloned(),
     })))
 }
 
@@ -447,6 +288,9 @@ fn simulate(mut args: Args) -> (Verdict, Reports) {
         Err(error) => return (fail(format_args!("ccl-sim: {error}")), Reports::None),
     };
     args.options.source = Some(text.into());
+    if args.options.reference {
+        return reference(&program, &args.options);
+    }
     let (machine, outcome) = match sim::simulate(program.operation_ref(), &args.options) {
         Ok(result) => result,
         Err(error) => {
@@ -464,6 +308,59 @@ fn simulate(mut args: Args) -> (Verdict, Reports) {
     }
     let verdict = verdict(&args, &machine, &outcome);
     (verdict.clone(), Reports::Outcome(Box::new(machine), Box::new(outcome), verdict.stdout))
+}
+
+/// Explores every execution of `program` under the reference semantics
+/// (`--reference`) and reports the first finding.
+fn reference(program: &cclir::Program<'_>, options: &Options) -> (Verdict, Reports) {
+    let explored = sim::compile(program.operation_ref(), options.entry.as_deref(), options.source.as_deref())
+        .and_then(|compiled| sim::run_reference(compiled, options, true));
+    let (reference, exploration) = match explored {
+        Ok(result) => result,
+        Err(error) => {
+            let diagnostic = cclir::Diagnostic {
+                severity: cclir::Severity::Error,
+                loc: error.loc.clone(),
+                message: error.message.clone(),
+                notes: Vec::new(),
+            };
+            return (fail(error), Reports::InputError(vec![diagnostic]));
+        }
+    };
+    let ranks = options.ranks;
+    let verdict = match exploration.found.first() {
+        Some(found) => {
+            eprint!("{}", sim::reference::report::finding(&reference, found));
+            eprintln!(
+                "schedule ({} actions, found after {} states, reference semantics):",
+                found.schedule.len(),
+                exploration.states
+            );
+            eprint!("{}", sim::reference::report::schedule(&reference, &found.schedule));
+            let code = match found.kind {
+                sim::reference::Kind::Race | sim::reference::Kind::Deadlock => 3,
+                sim::reference::Kind::Error | sim::reference::Kind::Limit => 1,
+            };
+            Verdict { stdout: String::new(), code }
+        }
+        None if !exploration.complete => {
+            let entry = &reference.program.funcs[reference.program.entry as usize];
+            fail(format_args!(
+                "{}: error: --max-states {} reached before the reference semantics explored every execution: no \
+                 conclusion",
+                reference.program.site(entry.site).loc,
+                options.max_states
+            ))
+        }
+        None => Verdict {
+            stdout: format!(
+                "ccl-sim: no race: {} states explored, every execution of {ranks} ranks under the reference semantics\n",
+                exploration.states
+            ),
+            code: 0,
+        },
+    };
+    (verdict, Reports::None)
 }
 
 /// Prints the report of `outcome` on standard error and returns the verdict.
@@ -565,7 +462,7 @@ fn main_with_exit_code() -> i32 {
     }
 }
 
-cclir::dialect::c_main!(main_with_exit_code);
+cclir::process::c_main!(main_with_exit_code);
 
 /// mimalloc, reporting what it holds to `sim::memory` (the `--max-memory`
 /// bound reads it on every state). The search allocates and frees parts of

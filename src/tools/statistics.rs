@@ -5,7 +5,7 @@
 //! pipeline as MLIR prints it. Upstream passes have no statistics in this
 //! build and are not listed.
 
-use cclir_dialect::framework::Counters;
+use cclir_passes::framework::Counters;
 
 /// One Rust pass of a pipeline, with its counters.
 #[derive(Clone, Debug)]

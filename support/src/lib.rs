@@ -8,6 +8,7 @@
 //! - [`sarif`]: those diagnostics as a SARIF 2.1.0 log (`--sarif`);
 //! - [`formula`]: `CalAllToAllVBlocks(P, L)`, the one definition the
 //!   launch-width pass folds and lowers and the simulator evaluates.
+#![forbid(unsafe_code)]
 
 pub mod diagnostics;
 pub mod formula;

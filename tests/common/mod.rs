@@ -17,6 +17,38 @@ pub fn inserted_lines(before: &str, after: &str, what: &str) -> Vec<usize> {
     inserted
 }
 
+/// Words of a RUN line, single quotes grouping.
+// Not every test that includes this module reads RUN lines.
+#[allow(dead_code)]
+pub fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in line.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            c => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
+}
+
 #[test]
 pub fn inserted_lines_finds_insertions() {
     assert_eq!(inserted_lines("a\nb\nc\n", "a\nx\nb\ny\nc\nz\n", "t"), vec![1, 3, 5]);

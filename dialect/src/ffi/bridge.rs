@@ -9,10 +9,11 @@
 //! so this crate does not depend on the passes.
 
 use super::{
+    rewrite::Erasures,
     strings::{leak_c, string_ref},
     sys,
 };
-use crate::framework::{
+use cclir_pass_framework::{
     check_options, Analysis, CclPass, Counters, Host, OptionKind, OptionSpec, OptionValues, PassContext, PassInfo,
     PipelineInfo, Report, Severity,
 };
@@ -71,6 +72,10 @@ pub fn register_pass(info: &'static PassInfo, catalog: &'static Catalog) -> Resu
 
 /// Called once by the C++ side (inside its own once-guard), after an entry
 /// point of this module stored the catalog.
+///
+/// # Safety
+/// Called by the glue's registration, on a thread where MLIR's registry
+/// may be written (no other registration runs at the same time).
 pub(crate) unsafe extern "C" fn register_rust() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
@@ -224,6 +229,10 @@ pub(crate) unsafe fn guarded<T>(failed: T, message: *mut *const c_char, body: im
 
 // -- statistics ---------------------------------------------------------------
 
+/// New counters for an original pass instance: a handle C++ keeps.
+///
+/// # Safety
+/// `rust` is the `rust` field of a [`pass_info`] description.
 unsafe extern "C" fn new_statistics(rust: *const c_void) -> *mut c_void {
     crate::panic::catch_in_callback(|| {
         // SAFETY: C++ passes back the `rust` field of this pass's description.
@@ -233,6 +242,11 @@ unsafe extern "C" fn new_statistics(rust: *const c_void) -> *mut c_void {
     .unwrap_or(std::ptr::null_mut())
 }
 
+/// One more owner of the counters of `statistics` (a clone of a pass).
+///
+/// # Safety
+/// `statistics` is null or a live handle from `new_statistics` or
+/// `share_statistics`.
 unsafe extern "C" fn share_statistics(statistics: *mut c_void) -> *mut c_void {
     // SAFETY: C++ passes a handle from `new_statistics`/`share_statistics`
     // it has not released.
@@ -242,6 +256,11 @@ unsafe extern "C" fn share_statistics(statistics: *mut c_void) -> *mut c_void {
     }
 }
 
+/// Releases one owner of counters.
+///
+/// # Safety
+/// `statistics` is null or a handle from `new_statistics` or
+/// `share_statistics`, released once.
 unsafe extern "C" fn release_statistics(statistics: *mut c_void) {
     if !statistics.is_null() {
         // SAFETY: a handle from `new_statistics`/`share_statistics` (a boxed
@@ -272,6 +291,12 @@ pub(crate) unsafe fn share_counters(handle: *mut c_void) -> Option<Counters> {
 
 // -- options ----------------------------------------------------------------
 
+/// Checks a pass's option values after MLIR parsed them.
+///
+/// # Safety
+/// `rust` is the `rust` field of a [`pass_info`] description, `values`
+/// points at one value per option of that pass, and `message` is null or a
+/// writable `const char *`.
 unsafe extern "C" fn check_pass_options(rust: *const c_void, values: *const i64, message: *mut *const c_char) -> c_int {
     let check = || {
         // SAFETY: C++ passes back the `rust` field of this pass's description.
@@ -283,6 +308,12 @@ unsafe extern "C" fn check_pass_options(rust: *const c_void, values: *const i64,
     unsafe { guarded(0, message, check) }
 }
 
+/// Builds a named pipeline's text from its option values, into `buffer`.
+///
+/// # Safety
+/// `rust` is the `rust` field of a [`pipeline_info`] description, `values`
+/// points at one value per option of that pipeline, `write` and `buffer`
+/// are the glue's pair, and `message` is null or a writable `const char *`.
 unsafe extern "C" fn build_pipeline(
     rust: *const c_void,
     values: *const i64,
@@ -312,6 +343,16 @@ unsafe extern "C" fn build_pipeline(
 /// thin pointer).
 type State = Box<dyn CclPass>;
 
+/// Runs a Rust pass instance on `op` (its object made on the first run);
+/// a `CCL_RUN_*` code.
+///
+/// # Safety
+/// `rust` is the `rust` field of a [`pass_info`] description; `state` is
+/// the instance's own slot (null or a `State` this callback made), used by
+/// one callback at a time; `statistics` is null or the instance's live
+/// handle; `values` points at one value per option of the pass; `op` is the
+/// live op MLIR runs the pass on, the pass's to read and change until the
+/// call returns; `instance` is the running C++ pass.
 unsafe extern "C" fn run(
     rust: *const c_void,
     state: *mut *mut c_void,
@@ -340,11 +381,23 @@ unsafe extern "C" fn run(
         // SAFETY: the slot holds a boxed `State` (made just above or by an
         // earlier run of this instance).
         let pass = unsafe { &mut *(*slot as *mut State) };
+        // SAFETY: `op` is live (above), and stays so until the erasures
+        // are finished below, after `run` returned: every reference the
+        // pass made into it had the call's lifetime.
+        let erasures = unsafe { Erasures::new(op) };
         // SAFETY: `op` is live (above).
-        let host = MlirHost { context: unsafe { mlir_sys::mlirOperationGetContext(op) }, instance };
+        let host = MlirHost { context: unsafe { mlir_sys::mlirOperationGetContext(op) }, instance, erasures };
         let mut cx = PassContext::new(&host);
         let result = pass.run(operation, &mut cx);
-        (result, cx.preserved_all())
+        let preserved_all = cx.preserved_all();
+        let result = match host.erasures.finish() {
+            Ok(()) => result,
+            Err(message) => {
+                emit(Report::error(operation.location(), format!("pass '{}': {message}", info.argument)));
+                Err(cclir_pass_framework::PassFailed)
+            }
+        };
+        (result, preserved_all)
     });
     match outcome {
         Ok((Ok(()), true)) => sys::CCL_RUN_PRESERVED_ALL,
@@ -365,6 +418,11 @@ unsafe extern "C" fn run(
     }
 }
 
+/// Drops a pass instance's object.
+///
+/// # Safety
+/// `state` is null or a `State` made by `run`, dropped once (C++ forgets
+/// it after this call).
 unsafe extern "C" fn destroy_state(_rust: *const c_void, state: *mut c_void) {
     if !state.is_null() {
         // SAFETY: a boxed `State` made by `run`, dropped once (C++ forgets
@@ -379,6 +437,8 @@ struct MlirHost {
     context: mlir_sys::MlirContext,
     /// The running C++ pass instance.
     instance: *mut c_void,
+    /// The ops the run erased, destroyed when it returns.
+    erasures: Erasures,
 }
 
 impl Host for MlirHost {
@@ -413,9 +473,16 @@ impl Host for MlirHost {
         // pipeline on it and reports its errors itself.
         unsafe { sys::cclPassRunPipeline(self.instance, string_ref(pipeline), op.to_raw()) }.value == 1
     }
+
+    fn erase(&self, op: OperationRef<'_, '_>) {
+        self.erasures.erase(op);
+    }
 }
 
 /// Called by MLIR's analysis manager when it drops a cached Rust analysis.
+///
+/// # Safety
+/// `value` is a boxed `Analysis` from `cache_analysis`, dropped once.
 unsafe extern "C" fn drop_analysis(value: *mut c_void) {
     // SAFETY: a boxed `Analysis` from `cache_analysis`, dropped once.
     let _ = crate::panic::catch_in_callback(|| drop(unsafe { Box::from_raw(value as *mut Analysis) }));
@@ -455,6 +522,11 @@ fn parallel_for(context: mlir_sys::MlirContext, count: usize, task: &(dyn Fn(usi
         task: &'t (dyn Fn(usize) + Sync),
         panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
     }
+    /// One task of the loop, on a thread of the pool.
+    ///
+    /// # Safety
+    /// `data` is the `Shared` of this `parallel_for`, alive until
+    /// `cclParallelFor` returns.
     unsafe extern "C" fn trampoline(data: *mut c_void, index: usize) {
         // SAFETY: `data` is the `Shared` below, alive until `cclParallelFor`
         // returns, and only read (it is `Sync`).

@@ -7,10 +7,8 @@ use super::{
     strings::{append_to_vec, byte_ref, bytes, owned, string_ref},
     sys,
 };
-use crate::{
-    diagnostics::{Diagnostic, DiagnosticSink, Severity},
-    framework::Counters,
-};
+use crate::diagnostics::{Diagnostic, DiagnosticSink, Severity};
+use cclir_pass_framework::Counters;
 use melior::{
     ir::{Operation, OperationRef},
     pass::PassManager,
@@ -53,6 +51,13 @@ pub(crate) unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Diagnosti
     }
 }
 
+/// MLIR's diagnostic handler for a context with a sink: the diagnostic as a
+/// value, pushed to the sink; handled either way.
+///
+/// # Safety
+/// `diagnostic` is live for the call, and `user_data` the boxed
+/// `DiagnosticSink` that `attach_diagnostic_sink` registered with it,
+/// not yet dropped (MLIR's contract for handlers and their user data).
 unsafe extern "C" fn collect_diagnostic(diagnostic: MlirDiagnostic, user_data: *mut c_void) -> MlirLogicalResult {
     let _ = crate::panic::catch_in_callback(|| {
         // SAFETY: `user_data` is the boxed sink `attach_diagnostic_sink`
@@ -66,6 +71,11 @@ unsafe extern "C" fn collect_diagnostic(diagnostic: MlirDiagnostic, user_data: *
     MlirLogicalResult { value: 1 }
 }
 
+/// Drops the sink of a diagnostic handler MLIR removes.
+///
+/// # Safety
+/// `user_data` is the boxed `DiagnosticSink` of `attach_diagnostic_sink`,
+/// dropped once (MLIR calls this once per handler).
 unsafe extern "C" fn drop_sink(user_data: *mut c_void) {
     // SAFETY: the boxed sink of `attach_diagnostic_sink`, which MLIR drops
     // once, with the handler.
@@ -116,6 +126,11 @@ struct WriterState<'w> {
     error: Option<std::io::Error>,
 }
 
+/// MLIR's print callback: a chunk of text into the writer.
+///
+/// # Safety
+/// `chunk` is readable for the call, and `user_data` the `WriterState` of
+/// `print_operation`, alive and not otherwise borrowed while MLIR prints.
 unsafe extern "C" fn write_to_writer(chunk: MlirStringRef, user_data: *mut c_void) {
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // SAFETY: `user_data` is `print_operation`'s `WriterState`, alive
@@ -164,6 +179,13 @@ pub struct BuiltPass {
     pub counters: Counters,
 }
 
+/// Visits a Rust pass of a built pipeline: its argument, name and counters
+/// into the list.
+///
+/// # Safety
+/// `data` is `build_pass_manager`'s `Vec<BuiltPass>`, alive and not
+/// otherwise borrowed during the visit; the strings are readable and
+/// `statistics` is a live statistics handle, for the call.
 unsafe extern "C" fn collect_pass(
     data: *mut c_void,
     argument: MlirStringRef,
@@ -238,6 +260,11 @@ pub fn run_pass_manager(manager: &PassManager<'_>, op: OperationRef<'_, '_>) -> 
     unsafe { mlirPassManagerRunOnOp(manager.to_raw(), op.to_raw()).value != 0 }
 }
 
+/// Visits a registered pass name: into the list.
+///
+/// # Safety
+/// `data` is `registered_pass_names`'s `Vec<String>`, alive and not
+/// otherwise borrowed during the visit; `name` is readable for the call.
 unsafe extern "C" fn collect_name(data: *mut c_void, name: MlirStringRef) {
     // SAFETY: `data` is `registered_pass_names`'s list, alive and not
     // otherwise borrowed during the call; the name is readable for the call.

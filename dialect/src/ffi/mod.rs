@@ -21,14 +21,10 @@
 //! - [`driver`]: parsing as mlir-opt does, pass managers from MLIR's
 //!   pipeline parser, streaming print, diagnostics as values;
 //! - [`tools`]: the `ccl-opt`, `ccl-lsp-server` and `ccl-reduce` mains,
-//!   with the tool's hooks ([`tools::OptHooks`]) as safe Rust;
-//! - [`stack`]: the stack the mains run on, sized under the address-space
-//!   limit; [`crash`]: a crash ends them promptly;
+//!   with the tool's hooks ([`tools::OptHooks`]) as safe Rust, on the
+//!   stack and behind the crash watchdog of `cclir-process`;
 //! - [`jit`]: MLIR's JIT, for functions over integers, called with their
 //!   types checked (the tests run lowered code through it);
-//! - [`streams`]: whether standard output is open (`ccl-sim`'s verdict);
-//!   [`allocator`]: a global allocator that counts what it holds
-//!   (`ccl-sim --max-memory`);
 //! - [`strings`]: strings across the boundary.
 //!
 //! The C++ glue (`dialect-glue/cpp/`, built by the `cclir-dialect-glue`
@@ -36,11 +32,9 @@
 #![allow(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
-pub mod allocator;
 pub mod attributes;
 pub mod bridge;
 pub mod context;
-pub mod crash;
 pub mod driver;
 pub mod identifiers;
 pub mod jit;
@@ -48,8 +42,6 @@ pub mod keys;
 pub mod locations;
 pub mod operations;
 pub mod rewrite;
-pub mod stack;
-pub mod streams;
 pub mod strings;
 pub mod sys;
 pub mod threads;

@@ -36,6 +36,13 @@ pub fn owner_block<'c, 'a>(value: Value<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
     }
 }
 
+/// Whether anything uses `value` (an op that does must not be erased:
+/// replace its uses first).
+pub fn has_uses(value: Value<'_, '_>) -> bool {
+    // SAFETY: `value` is live; its first use (or null) is only compared.
+    !unsafe { mlir_sys::mlirValueGetFirstUse(value.to_raw()) }.ptr.is_null()
+}
+
 pub fn operand_count(op: OperationRef<'_, '_>) -> usize {
     // SAFETY: `op` is live.
     unsafe { mlir_sys::mlirOperationGetNumOperands(op.to_raw()) as usize }

@@ -13,8 +13,8 @@
 //! they call no C++, and the linker drops the code that would.
 
 use mlir_sys::{
-    MlirContext, MlirDiagnostic, MlirDialectHandle, MlirLocation, MlirLogicalResult, MlirOpPassManager, MlirOperation,
-    MlirStringCallback, MlirStringRef,
+    MlirBlock, MlirContext, MlirDiagnostic, MlirDialectHandle, MlirLocation, MlirLogicalResult, MlirOpPassManager,
+    MlirOperation, MlirStringCallback, MlirStringRef,
 };
 use std::ffi::{c_char, c_int, c_void};
 
@@ -127,6 +127,8 @@ pub struct CclOptHooks {
 #[cfg_attr(not(test), link(name = "cclir_mlir_glue", kind = "static", modifiers = "-bundle"))]
 extern "C" {
     pub fn mlirGetDialectHandle__ccl__() -> MlirDialectHandle;
+    pub fn cclOperationGetPrevInBlock(op: MlirOperation) -> MlirOperation;
+    pub fn cclBlockGetLastOperation(block: MlirBlock) -> MlirOperation;
 
     pub fn cclRegisterRustPass(info: *const CclPassInfo, callbacks: *const CclPassCallbacks);
     pub fn cclRegisterRustPipeline(info: *const CclPipelineInfo);

@@ -2,7 +2,7 @@
 //! (`MlirLspServerMain`) and `ccl-reduce` (`mlirReduceMain`), each with
 //! every upstream dialect and pass, the ccl dialect, and (but for the
 //! language server) the Rust passes of a [`Catalog`]. The work runs on the main thread switched to a large
-//! reserved stack ([`super::stack`]), because MLIR's parser, verifier and
+//! reserved stack (`cclir_process::stack`), because MLIR's parser, verifier and
 //! printer recurse once per nesting level.
 //!
 //! What `ccl-opt` does beyond mlir-opt (checking the input before MLIR
@@ -12,12 +12,15 @@
 
 use super::{
     bridge::{self, guarded, register_rust, set_message, Catalog},
-    crash,
-    stack::{self, Stack},
     strings::{bytes, owned, string_ref},
     sys,
 };
-use crate::{diagnostics::Diagnostic, framework::Counters};
+use crate::diagnostics::Diagnostic;
+use cclir_pass_framework::Counters;
+use cclir_process::{
+    crash,
+    stack::{self, Stack},
+};
 use mlir_sys::{MlirDiagnostic, MlirStringRef};
 use std::{
     ffi::{c_char, c_int, c_void, CString},
@@ -77,7 +80,8 @@ enum CrashHandlers {
 /// code.
 fn run_on_big_stack(handlers: CrashHandlers, main: impl FnOnce(usize, c_int, *mut *mut c_char) -> c_int) -> i32 {
     if handlers == CrashHandlers::Llvm {
-        crash::install_watchdog();
+        // SAFETY: registers LLVM's handlers; no Rust state is involved.
+        crash::install_watchdog(|| unsafe { sys::cclRegisterSignalHandlers() });
     }
     let stack = match Stack::reserve() {
         Ok(stack) => stack,
@@ -149,6 +153,11 @@ unsafe fn buffer<'d>(data: *const c_char, length: usize) -> &'d [u8] {
     }
 }
 
+/// `ccl-opt`'s input check (the glue calls it before MLIR parses a buffer).
+///
+/// # Safety
+/// `data` points at `length` readable bytes and `name` is readable, for
+/// the call; `message` is null or a writable `const char *`.
 unsafe extern "C" fn check_input(
     data: *const c_char,
     length: usize,
@@ -170,6 +179,11 @@ unsafe extern "C" fn check_input(
 /// again for a thin pointer.
 type Output = Box<dyn OutputSink>;
 
+/// Opens `ccl-opt -o FILE`: a handle for `write_output` and `close_output`.
+///
+/// # Safety
+/// `path` is readable for the call; `message` is null or a writable
+/// `const char *`.
 unsafe extern "C" fn open_output(path: MlirStringRef, message: *mut *const c_char) -> *mut c_void {
     let open = || {
         // SAFETY: the glue passes the path, readable for the call.
@@ -180,6 +194,12 @@ unsafe extern "C" fn open_output(path: MlirStringRef, message: *mut *const c_cha
     unsafe { guarded(std::ptr::null_mut(), message, open) }
 }
 
+/// Writes a chunk of `ccl-opt`'s output to the file of `handle`.
+///
+/// # Safety
+/// `handle` comes from `open_output`, is not closed, and is used by one
+/// call at a time; `data` points at `length` readable bytes for the call;
+/// `message` is null or a writable `const char *`.
 unsafe extern "C" fn write_output(
     handle: *mut c_void,
     data: *const c_char,
@@ -197,6 +217,11 @@ unsafe extern "C" fn write_output(
     unsafe { guarded(0, message, write) }
 }
 
+/// Closes the output file of `handle`, keeping it or not; frees the handle.
+///
+/// # Safety
+/// `handle` comes from `open_output` and is closed once (the glue forgets
+/// it after this call); `message` is null or a writable `const char *`.
 unsafe extern "C" fn close_output(handle: *mut c_void, keep: c_int, message: *mut *const c_char) -> c_int {
     let close = || {
         // SAFETY: a handle from `open_output`, closed once (the glue
@@ -208,6 +233,10 @@ unsafe extern "C" fn close_output(handle: *mut c_void, keep: c_int, message: *mu
     unsafe { guarded(0, message, close) }
 }
 
+/// "Did you mean": the registered name nearest to `unknown`, or null.
+///
+/// # Safety
+/// `unknown` and the `count` strings at `names` are readable for the call.
 unsafe extern "C" fn suggest(unknown: MlirStringRef, names: *const MlirStringRef, count: usize) -> *const c_char {
     let found = crate::panic::catch_in_callback(|| {
         // SAFETY: the glue passes the unknown name and `count` names,
@@ -226,6 +255,11 @@ unsafe extern "C" fn suggest(unknown: MlirStringRef, names: *const MlirStringRef
     }
 }
 
+/// Prints the statistics of the Rust passes of a pipeline run.
+///
+/// # Safety
+/// `pipeline` and the `count` arguments and names are readable, and the
+/// `count` handles at `handles` are live statistics handles, for the call.
 unsafe extern "C" fn print_statistics(
     pipeline: MlirStringRef,
     count: usize,
@@ -252,6 +286,10 @@ unsafe extern "C" fn print_statistics(
     });
 }
 
+/// `--sarif=FILE`: keeps a diagnostic of the run for the log.
+///
+/// # Safety
+/// `diagnostic` is live for the call (MLIR hands handlers live ones).
 unsafe extern "C" fn record_diagnostic(diagnostic: MlirDiagnostic) {
     // A panic must not cross into MLIR's diagnostic engine.
     let _ = crate::panic::catch_in_callback(|| {
@@ -261,6 +299,11 @@ unsafe extern "C" fn record_diagnostic(diagnostic: MlirDiagnostic) {
     });
 }
 
+/// `--sarif=FILE`: writes the diagnostics kept so far.
+///
+/// # Safety
+/// `path` is readable for the call; `message` is null or a writable
+/// `const char *`.
 unsafe extern "C" fn write_sarif(path: MlirStringRef, exit_code: c_int, message: *mut *const c_char) -> c_int {
     let write = || {
         // SAFETY: the glue passes the path, readable for the call.
@@ -277,24 +320,4 @@ pub fn remove_on_signal(path: &std::path::Path, remove: bool) {
     let text = path.to_string_lossy();
     // SAFETY: the glue copies the path before it returns.
     unsafe { sys::cclRemoveFileOnSignal(string_ref(&text), remove) };
-}
-
-/// Defines the C `main` of a tool binary (which declares `#![no_main]`) as
-/// a call of `$body`, a `fn() -> i32`: Rust's runtime would ignore SIGPIPE
-/// and reopen closed standard streams on /dev/null, and mlir-opt does
-/// neither (`ccl-opt x.mlir >&-` fails, `ccl-opt --list-passes | head` ends
-/// quietly). The process's arguments are read through `std::env`.
-///
-/// The exported symbol is what makes this `unsafe_code`: a `#[no_mangle]`
-/// item could clash with another symbol of the same name. It is sound in a
-/// binary with `#![no_main]`, where Rust defines no `main` of its own and
-/// the C runtime calls this one.
-#[macro_export]
-macro_rules! c_main {
-    ($body:path) => {
-        #[no_mangle]
-        pub extern "C" fn main(_argc: ::std::ffi::c_int, _argv: *const *const ::std::ffi::c_char) -> ::std::ffi::c_int {
-            $body()
-        }
-    };
 }

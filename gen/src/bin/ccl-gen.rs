@@ -5,12 +5,15 @@
 //! ccl-gen --seed 7 --ops 1000 --depth 6 [--functions N]
 //! ccl-gen --all-to-all-v P,B[,ROWS[,CALLS]]
 //! ccl-gen --exchange SEED
+//! ccl-gen --litmus SEED
+//! ccl-gen --litmus-coverage N
 //! ```
 //!
 //! Every value is bounded (`cclir_gen::MAX_*`, `protocol::Shape`),
 //! so every program printed parses and verifies under ccl-opt. A bad
 //! argument is one line, `ccl-gen: ...` naming the flag (and the bound),
 //! then the usage, on stderr, and exit status 1.
+#![forbid(unsafe_code)]
 
 use cclir_gen::{self as generator, protocol::Shape, Config, MAX_DEPTH, MAX_FUNCTIONS, MAX_OPS};
 use clap::{
@@ -18,6 +21,9 @@ use clap::{
     Parser,
 };
 use std::io::Write;
+
+/// The most programs `--litmus-coverage` generates (about a minute).
+const MAX_COVERAGE: u64 = 1_000_000;
 
 /// Prints a random, valid ccl program to stdout. The same options give the
 /// same program.
@@ -49,7 +55,7 @@ struct Cli {
         long = "all-to-all-v",
         value_name = "P,B[,ROWS[,CALLS]]",
         value_parser = protocol_shape,
-        conflicts_with_all = ["seed", "ops", "depth", "functions", "exchange"]
+        conflicts_with_all = ["seed", "ops", "depth", "functions", "exchange", "litmus", "litmus_coverage"]
     )]
     all_to_all_v: Option<Shape>,
 
@@ -63,6 +69,29 @@ struct Cli {
         conflicts_with_all = ["seed", "ops", "depth", "functions"]
     )]
     exchange: Option<u64>,
+
+    /// Print instead a small program that reaches every rule of the
+    /// execution model (signals that go up and down, writes of one element
+    /// in flight together, launches and collectives), small enough for
+    /// `ccl-sim --exhaustive --no-reduction --por off` (its first line names
+    /// the rank count to run it with)
+    #[arg(
+        long,
+        value_name = "SEED",
+        value_parser = seed,
+        conflicts_with_all = ["seed", "ops", "depth", "functions", "exchange"]
+    )]
+    litmus: Option<u64>,
+
+    /// Print instead, for the litmus programs of seeds 0 to N - 1 (N from 1
+    /// to 1000000), how many have each feature
+    #[arg(
+        long = "litmus-coverage",
+        value_name = "N",
+        value_parser = coverage_count,
+        conflicts_with_all = ["seed", "ops", "depth", "functions", "exchange", "litmus"]
+    )]
+    litmus_coverage: Option<u64>,
 }
 
 /// A non-negative integer no larger than `max`.
@@ -86,6 +115,13 @@ fn ops(text: &str) -> Result<usize, String> {
 
 fn depth(text: &str) -> Result<usize, String> {
     bounded(text, MAX_DEPTH).map(|n| n as usize)
+}
+
+fn coverage_count(text: &str) -> Result<u64, String> {
+    match bounded(text, MAX_COVERAGE) {
+        Ok(0) => Err("must be at least 1".to_string()),
+        other => other,
+    }
 }
 
 fn functions(text: &str) -> Result<usize, String> {
@@ -168,6 +204,14 @@ fn main() {
         shape.program()
     } else if let Some(seed) = cli.exchange {
         generator::exchange::exchange_program(seed).text
+    } else if let Some(seed) = cli.litmus {
+        generator::litmus::litmus_program(seed).text
+    } else if let Some(n) = cli.litmus_coverage {
+        let coverage = generator::litmus::coverage(0..n);
+        format!(
+            "ccl-gen --litmus-coverage {n}: the features of the litmus programs of seeds 0..{n}\n{}",
+            coverage.table()
+        )
     } else {
         generator::generate(&Config { seed: cli.seed, ops: cli.ops, depth: cli.depth, functions: cli.functions })
     };

@@ -4,7 +4,7 @@
 //! bounds.
 
 use super::{formula, CalSite, Errors};
-use crate::ir;
+use crate::{framework::Eraser, ir};
 use cclir_dialect::{names::Interned, ods::CalAllToAllVBlocks};
 use melior::ir::{operation::OperationLike, ValueLike};
 use rustc_hash::FxHashSet;
@@ -23,6 +23,7 @@ pub fn fold<'c, 'a>(
     sites: &mut Vec<CalSite<'c, 'a>>,
     max_blocks: Option<i128>,
     errors: &mut Errors<'c>,
+    eraser: Eraser<'_>,
 ) -> Folded {
     let mut folded = Folded { count: 0, constants: FxHashSet::default() };
     let mut kept = Vec::new();
@@ -46,7 +47,7 @@ pub fn fold<'c, 'a>(
             melior::dialect::arith::constant(ir::context(ty), ir::int_attribute(ty, b), op.location()),
         );
         ir::replace_all_uses(result, ir::first_result(constant));
-        ir::erase(op);
+        eraser.erase(op);
         folded.constants.insert(crate::ir::OpKey::of(constant));
         folded.count += 1;
     }

@@ -21,7 +21,7 @@
 //! is a rank count.
 
 use super::{formula, CalSite};
-use crate::ir;
+use crate::{framework::Eraser, ir};
 use melior::{
     dialect::arith::{self, CmpiPredicate},
     ir::{operation::OperationLike, r#type::TypeLike, Location, Operation, OperationRef, Type, Value, ValueLike},
@@ -86,7 +86,7 @@ fn compute_type<'c>(p: Type<'c>, l: Type<'c>) -> Type<'c> {
 }
 
 /// Lowers every site; returns how many.
-pub fn lower<'c, 'a>(sites: &[CalSite<'c, 'a>]) -> u64 {
+pub fn lower<'c, 'a>(sites: &[CalSite<'c, 'a>], eraser: Eraser<'_>) -> u64 {
     for site in sites {
         let op = site.cal.operation();
         let (p, l) = (site.cal.p(), site.cal.l());
@@ -96,7 +96,7 @@ pub fn lower<'c, 'a>(sites: &[CalSite<'c, 'a>]) -> u64 {
         let b_wide = formula::cal_all_to_all_v_blocks_in(&mut emit, p_wide, l_wide);
         let b = emit.cast(b_wide, l.r#type());
         ir::replace_all_uses(site.cal.b(), b);
-        ir::erase(op);
+        eraser.erase(op);
     }
     sites.len() as u64
 }

@@ -9,12 +9,12 @@
 //! of the first is kept, and becomes the first of its own branch.
 
 use super::CalSite;
-use crate::ir;
+use crate::{framework::Eraser, ir};
 use rustc_hash::FxHashMap;
 
 /// Merges duplicates; `sites` keeps the survivors, in order. Returns how
 /// many ops were merged away.
-pub fn merge<'c, 'a>(sites: &mut Vec<CalSite<'c, 'a>>) -> u64 {
+pub fn merge<'c, 'a>(sites: &mut Vec<CalSite<'c, 'a>>, eraser: Eraser<'_>) -> u64 {
     let mut merged = 0;
     let mut firsts: FxHashMap<(Option<crate::ir::OpKey>, crate::ir::ValueKey, crate::ir::ValueKey), Vec<usize>> =
         FxHashMap::default();
@@ -31,7 +31,7 @@ pub fn merge<'c, 'a>(sites: &mut Vec<CalSite<'c, 'a>>) -> u64 {
         match first {
             Some(first) => {
                 ir::replace_all_uses(site.cal.b(), ir::first_result(first));
-                ir::erase(op);
+                eraser.erase(op);
                 merged += 1;
             }
             None => {

@@ -197,11 +197,11 @@ impl CclPass for AdmitLaunchWidth {
         }
 
         // Rules 1, 2, 4.
-        let folded = fold::fold(names, &mut sites, self.max_blocks, &mut errors);
+        let folded = fold::fold(names, &mut sites, self.max_blocks, &mut errors, cx.eraser());
         stats.folded.add(folded.count);
 
         // Rule 6.
-        let merged = merge::merge(&mut sites);
+        let merged = merge::merge(&mut sites, cx.eraser());
         stats.merged.add(merged);
 
         // Rules 3, 4.
@@ -218,7 +218,7 @@ impl CclPass for AdmitLaunchWidth {
         }
 
         // Rule 7.
-        let lowered = if self.lower_dynamic { lower::lower(&sites) } else { 0 };
+        let lowered = if self.lower_dynamic { lower::lower(&sites, cx.eraser()) } else { 0 };
         stats.lowered.add(lowered);
         if folded.count + merged + stamped + lowered == 0 {
             // Nothing rewritten: MLIR skips verify-each after the pass.

@@ -87,6 +87,9 @@ pub struct Buffers<'c, 'a> {
     pub widths: Vec<Option<i128>>,
     /// The buffers whose lines may be left dirty at a kernel's return.
     pub leftovers: Roots,
+    /// Whether each rank launches at most one kernel, once (then no
+    /// launch finds lines an earlier one left: no leftovers).
+    single_launch: bool,
     uses: Vec<Use<'c, 'a>>,
     allocations: FxHashMap<OpKey, u32>,
     /// (caller, callee) of every call-like op naming a function.
@@ -123,6 +126,7 @@ impl<'c, 'a> Buffers<'c, 'a> {
             arg_direct: functions.iter().map(|f| vec![true; argument_count(*f)]).collect(),
             widths: vec![Some(0); n],
             leftovers: Some(SmallVec::new()),
+            single_launch: false,
             functions,
             kinds,
             uses,
@@ -154,8 +158,39 @@ impl<'c, 'a> Buffers<'c, 'a> {
         }
         buffers.propagate(names, &calls);
         buffers.launch_widths(names, &calls, &called);
+        buffers.single_launch = buffers.at_most_one_launch(names, &calls, &called);
         buffers.leftovers = buffers.plain_write_roots(names, markers, &FxHashSet::default());
         buffers
+    }
+
+    /// Whether each rank launches at most one kernel, once: one launch
+    /// site (a call of a kernel, or a submit, outside kernels), directly in
+    /// the single block of an entry function nothing calls, and no
+    /// indirect call outside kernels. Then no launch runs after another on
+    /// a rank, and no block slot's cache holds lines an earlier launch left.
+    fn at_most_one_launch(&self, names: &Interned, calls: &[(usize, OperationRef<'c, 'a>, usize)], called: &[bool]) -> bool {
+        let mut indirect = false;
+        for (f, func) in self.functions.iter().enumerate() {
+            if self.is_kernel(f) {
+                continue;
+            }
+            ir::walk_nested(*func, |op| {
+                if ir::op_name(op) == "func.call_indirect" {
+                    indirect = true;
+                }
+                ir::Walk::Advance
+            });
+        }
+        let _ = names;
+        let mut launches = calls.iter().filter(|&&(caller, _, callee)| !self.is_kernel(caller) && self.is_kernel(callee));
+        let Some(&(caller, op, _)) = launches.next() else { return !indirect };
+        if indirect || launches.next().is_some() || called[caller] {
+            return false;
+        }
+        let func = self.functions[caller];
+        let blocks: Vec<_> = ir::regions(func).flat_map(ir::blocks).collect();
+        let parent = melior::ir::operation::OperationLike::block(&op).and_then(|b| b.parent_operation());
+        blocks.len() == 1 && parent == Some(func)
     }
 
     /// The arguments' buffers, to the fixpoint over the call sites.
@@ -257,6 +292,9 @@ impl<'c, 'a> Buffers<'c, 'a> {
     /// submit (or a loop holding a wait) the rules put a whole-GM one.
     fn plain_write_roots(&self, names: &Interned, markers: Markers, written_back: &FxHashSet<OpKey>) -> Roots {
         let mut out: SmallVec<[u32; 2]> = SmallVec::new();
+        if self.single_launch {
+            return Some(out);
+        }
         for u in &self.uses {
             if u.touch == (Touch::LocalWrite { plain: true })
                 && !written_back.contains(&OpKey::of(u.op))

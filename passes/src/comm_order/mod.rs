@@ -8,7 +8,8 @@
 //! - [`scan`]: the Phase B scan, with per-function publish summaries;
 //! - [`trip_guard`]: the `scf.if` that runs exactly when an `scf.for` ran,
 //!   which the model reads together with its loop;
-//! - [`oracle`]: a slow reference of Phase B, for tests.
+//! - `oracle`: a slow reference of Phase B, for tests only (`cfg(test)`,
+//!   or the `test-oracles` feature the property tests turn on).
 //!
 //! The insert pass scans to decide which kernels get a prologue; the
 //! checker scans the same way to decide which kernels must have one, and
@@ -20,6 +21,9 @@ pub mod buffers;
 pub mod call_graph;
 pub mod memory;
 pub mod model;
+/// Only for tests (the unit tests, and the property tests through the
+/// `test-oracles` feature): not in the shipped library.
+#[cfg(any(test, feature = "test-oracles"))]
 pub mod oracle;
 pub mod scan;
 pub mod trip_guard;

@@ -23,3 +23,28 @@ pub use markers::{
     is_window_bound, protected_by_region_invalidate, read_memref,
 };
 pub use walk::{dominates_structurally, ends_its_block, first_block_of, is_module, is_side_effect_free, programs};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{context, function, parse};
+    use melior::ir::operation::OperationLike;
+
+    #[test]
+    fn links_melior_lacks() {
+        let context = context();
+        let module = parse(&context, "func.func @f() {\n  ccl.fence\n  ccl.barrier\n  return\n}\n");
+        let entry = entry_block(function(&module, "f")).expect("a body");
+        let forward: Vec<&str> = ops(entry).map(op_name).collect();
+        let mut backward: Vec<&str> = ops_reversed(entry).map(op_name).collect();
+        backward.reverse();
+        assert_eq!(forward, ["ccl.fence", "ccl.barrier", "func.return"]);
+        assert_eq!(backward, forward);
+        let first = ops(entry).next().expect("an op");
+        assert_eq!(previous_in_block(first), None);
+        assert_eq!(previous_in_block(first.next_in_block().expect("a second op")), Some(first));
+        // A block without a terminator (the module's body) has a last op too.
+        let body = blocks(regions(module.as_operation()).next().expect("a region")).next().expect("a block");
+        assert_eq!(last_in_block(body).map(op_name), Some("func.func"));
+    }
+}

@@ -300,7 +300,7 @@ impl CclPass for Lower {
             call.set_attribute(names::ATTR_LAUNCH_WIDTH, width.into());
             let block = op.block().expect("an op in a block");
             block.insert_operation_before(op, call);
-            ir::erase(op);
+            cx.erase(op);
             self.stats.lowered.add(1);
         }
         Ok(())

@@ -10,7 +10,7 @@
 //! marker keeps its location (the op it was placed for).
 
 use super::Counts;
-use crate::ir;
+use crate::{framework::Eraser, ir};
 use melior::ir::OperationRef;
 use smallvec::SmallVec;
 
@@ -57,24 +57,24 @@ impl<'c, 'a> Carry<'c, 'a> {
 
     /// Adds marker `op` of `kind`; erases it (or what it covers) when the
     /// carry already holds its effect.
-    pub fn add(&mut self, op: OperationRef<'c, 'a>, kind: Kind, counts: &mut Counts) {
+    pub fn add(&mut self, op: OperationRef<'c, 'a>, kind: Kind, counts: &mut Counts, eraser: Eraser<'_>) {
         match kind {
             Kind::Fence => match self.fence {
-                Some(_) => merge(op, counts),
+                Some(_) => merge(op, counts, eraser),
                 None => self.fence = Some(op),
             },
             Kind::Whole => match self.whole {
-                Some(_) => merge(op, counts),
+                Some(_) => merge(op, counts, eraser),
                 None => {
                     for (_, covered) in self.regions.drain(..) {
-                        merge(covered, counts);
+                        merge(covered, counts, eraser);
                     }
                     self.whole = Some(op);
                 }
             },
             Kind::Region(value) => {
                 if self.whole.is_some() || self.regions.iter().any(|(v, _)| *v == value) {
-                    merge(op, counts);
+                    merge(op, counts, eraser);
                 } else {
                     self.regions.push((value, op));
                 }
@@ -84,9 +84,9 @@ impl<'c, 'a> Carry<'c, 'a> {
 
     /// Adds everything `other` carries (a loop's or a branch's markers,
     /// taken out of it), in canonical order.
-    pub fn absorb(&mut self, other: Carry<'c, 'a>, counts: &mut Counts) {
+    pub fn absorb(&mut self, other: Carry<'c, 'a>, counts: &mut Counts, eraser: Eraser<'_>) {
         for (kind, op) in other.into_items() {
-            self.add(op, kind, counts);
+            self.add(op, kind, counts, eraser);
         }
     }
 
@@ -113,7 +113,7 @@ impl<'c, 'a> Carry<'c, 'a> {
     /// have one; an invalidate leaves only if both have it and either the
     /// fence leaves too or neither has one (an invalidate must not end up
     /// after a fence that stays behind in a branch).
-    pub fn take_common(&mut self, other: &mut Carry<'c, 'a>, counts: &mut Counts) -> Carry<'c, 'a> {
+    pub fn take_common(&mut self, other: &mut Carry<'c, 'a>, counts: &mut Counts, eraser: Eraser<'_>) -> Carry<'c, 'a> {
         let mut common = Carry::default();
         let fences = (self.fence.is_some(), other.fence.is_some());
         if fences.0 != fences.1 {
@@ -121,7 +121,7 @@ impl<'c, 'a> Carry<'c, 'a> {
         }
         if let (Some(_), Some(_)) = (self.whole, other.whole) {
             common.whole = self.whole.take();
-            merge(other.whole.take().expect("both have one"), counts);
+            merge(other.whole.take().expect("both have one"), counts, eraser);
         }
         let mut index = 0;
         while index < self.regions.len() {
@@ -129,14 +129,14 @@ impl<'c, 'a> Carry<'c, 'a> {
             match other.regions.iter().position(|(v, _)| *v == value) {
                 Some(twin) => {
                     common.regions.push(self.regions.remove(index));
-                    merge(other.regions.remove(twin).1, counts);
+                    merge(other.regions.remove(twin).1, counts, eraser);
                 }
                 None => index += 1,
             }
         }
         if fences.0 {
             common.fence = self.fence.take();
-            merge(other.fence.take().expect("both have one"), counts);
+            merge(other.fence.take().expect("both have one"), counts, eraser);
         }
         common
     }
@@ -154,7 +154,7 @@ impl<'c, 'a> Carry<'c, 'a> {
 }
 
 /// Erases `op`, covered by a marker that is placed at or after it.
-pub fn merge(op: OperationRef<'_, '_>, counts: &mut Counts) {
-    ir::erase(op);
+pub fn merge(op: OperationRef<'_, '_>, counts: &mut Counts, eraser: Eraser<'_>) {
+    eraser.erase(op);
     counts.merged += 1;
 }

@@ -22,7 +22,7 @@ pub mod walk;
 mod tests;
 
 use crate::{
-    framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
+    framework::{Anchor, CclPass, Counters, Eraser, OptionValues, PassContext, PassFailed, PassInfo, Report},
     insert_comm_fence::{self, nested::PostCollectiveKernels},
     ir, pass_statistics,
 };
@@ -108,6 +108,7 @@ impl CclPass for SinkCommMarkers {
             return Ok(());
         }
         let names = Interned::cached(&mut self.names, func);
+        let eraser = cx.eraser();
         // The walk and the analyses recurse once per nesting level, on the
         // stack of whatever thread MLIR runs the pass on (a worker's, of a
         // few MiB): a kernel nested deeper keeps the rules' placement.
@@ -132,9 +133,9 @@ impl CclPass for SinkCommMarkers {
         if let Some(sound) = found {
             added += complete::before(func, names, sound);
         }
-        let mut counts = sink(func, names, given);
+        let mut counts = sink(func, names, given, eraser);
         if let Some(sound) = found {
-            added += fence_rounds(func, names, given, &mut counts);
+            added += fence_rounds(func, names, given, &mut counts, eraser);
             // ccl-pipeline{placement=minimal} on its own output inserts the
             // rules' markers again and runs this pass over them: it must
             // give the output back. Each round does just that to the
@@ -152,8 +153,8 @@ impl CclPass for SinkCommMarkers {
                     insert_comm_fence::prologue::insert_into(names, func);
                 }
                 complete::before(func, names, sound);
-                let mut again = sink(func, names, given);
-                fence_rounds(func, names, given, &mut again);
+                let mut again = sink(func, names, given, eraser);
+                fence_rounds(func, names, given, &mut again, eraser);
                 let now = fingerprint(func);
                 if now == print {
                     break;
@@ -190,6 +191,7 @@ fn fence_rounds(
     names: &Interned,
     given: Given<'_>,
     counts: &mut Counts,
+    eraser: Eraser<'_>,
 ) -> u64 {
     let mut added = 0;
     for _ in 0..MAX_ROUNDS {
@@ -198,7 +200,7 @@ fn fence_rounds(
         if fences == 0 {
             break;
         }
-        let again = sink(func, names, given);
+        let again = sink(func, names, given, eraser);
         let settled = !again.changed();
         counts.add(again);
         if settled {
@@ -275,12 +277,12 @@ fn nested_deeper_than(func: OperationRef<'_, '_>, limit: usize) -> bool {
 /// walks end: each one after the first follows one that changed the
 /// kernel, and after [`MAX_ROUNDS`] of them the pass stops at the first
 /// walk that is `Walker::settled` (T4's one case that needs another walk).
-pub fn sink(func: OperationRef<'_, '_>, names: &Interned, given: Given<'_>) -> Counts {
+pub fn sink(func: OperationRef<'_, '_>, names: &Interned, given: Given<'_>, eraser: Eraser<'_>) -> Counts {
     let mut total = Counts::default();
     let mut print = fingerprint(func);
     for walks in 1.. {
         let know = sound::Knowledge::of(func, names, given);
-        let mut walker = walk::Walker::new(names, &know);
+        let mut walker = walk::Walker::new(names, &know, eraser);
         walker.function(func);
         total.add(walker.counts);
         let now = fingerprint(func);

@@ -8,7 +8,7 @@ use super::{
 use crate::{
     comm_order::trip_guard,
     ir,
-    test_support::{context, function, interned, parse},
+    test_support::{context, eraser, function, interned, parse},
 };
 use cclir_dialect::names::Name;
 
@@ -71,7 +71,7 @@ fn branch_carries(source: &str) -> (Carry<'static, 'static>, Carry<'static, 'sta
             } else {
                 continue;
             };
-            carry.add(op, kind, &mut counts);
+            carry.add(op, kind, &mut counts, eraser());
         }
         carry
     });
@@ -99,7 +99,7 @@ fn both_branches_share_their_invalidates_and_fence() {
           return
         }}"#
     ));
-    let common = then.take_common(&mut otherwise, &mut counts);
+    let common = then.take_common(&mut otherwise, &mut counts, eraser());
     assert_eq!((common.regions.len(), common.whole.is_some(), common.fence.is_some()), (1, false, true));
     // The then-branch keeps %a's invalidate; the else-branch's twins are
     // erased.
@@ -121,7 +121,7 @@ fn a_fence_in_one_branch_keeps_everything_in_place() {
           return
         }}"#
     ));
-    let common = then.take_common(&mut otherwise, &mut counts);
+    let common = then.take_common(&mut otherwise, &mut counts, eraser());
     assert!(common.is_empty());
     assert!(then.shares_an_invalidate(&otherwise));
     assert_eq!(counts.merged, 0);

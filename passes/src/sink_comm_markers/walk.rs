@@ -17,7 +17,7 @@ use super::{
     sound::Knowledge,
     Counts,
 };
-use crate::{comm_order::trip_guard, ir};
+use crate::{comm_order::trip_guard, framework::Eraser, ir};
 use cclir_dialect::names::{Interned, Name};
 use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, OperationRef};
 use smallvec::SmallVec;
@@ -26,6 +26,7 @@ use smallvec::SmallVec;
 pub struct Walker<'n, 'c, 'a> {
     names: &'n Interned,
     know: &'n Knowledge<'n>,
+    eraser: Eraser<'n>,
     pub counts: Counts,
     /// Fences placed at the end of an `scf.if` branch (or in a trip guard)
     /// that a later fence of an enclosing block makes useless if no
@@ -96,10 +97,11 @@ struct BlockWalk<'c, 'a> {
 }
 
 impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
-    pub fn new(names: &'n Interned, know: &'n Knowledge<'n>) -> Self {
+    pub fn new(names: &'n Interned, know: &'n Knowledge<'n>, eraser: Eraser<'n>) -> Self {
         Self {
             names,
             know,
+            eraser,
             counts: Counts::default(),
             tentative: Vec::new(),
             kept_for_a_fence: false,
@@ -157,7 +159,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         if let Effect::Invalidate(target) = effect {
             let target = target.map(ir::ValueKey::of);
             if walk.clean.contains(&None) || walk.clean.contains(&target) {
-                merge(op, &mut self.counts);
+                merge(op, &mut self.counts, self.eraser);
                 return;
             }
         }
@@ -179,10 +181,10 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
             }
         }
         match effect {
-            Effect::Fence => walk.carry.add(op, Kind::Fence, &mut self.counts),
-            Effect::Invalidate(None) => walk.carry.add(op, Kind::Whole, &mut self.counts),
+            Effect::Fence => walk.carry.add(op, Kind::Fence, &mut self.counts, self.eraser),
+            Effect::Invalidate(None) => walk.carry.add(op, Kind::Whole, &mut self.counts, self.eraser),
             Effect::Invalidate(Some(target)) => {
-                walk.carry.add(op, Kind::Region(ir::ValueKey::of(target)), &mut self.counts)
+                walk.carry.add(op, Kind::Region(ir::ValueKey::of(target)), &mut self.counts, self.eraser)
             }
             Effect::Pure { .. } => {}
             Effect::Op(flags) => {
@@ -331,7 +333,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         }
         match leaving {
             Leaving::Nothing => {}
-            Leaving::Always(carry) => walk.carry.absorb(carry, &mut self.counts),
+            Leaving::Always(carry) => walk.carry.absorb(carry, &mut self.counts, self.eraser),
             Leaving::Guarded(carry) => self.guard(walk, op, carry),
         }
     }
@@ -441,7 +443,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         let mut flags = Flags::default();
         let mut common = Carry::default();
         if let (Some((then, _)), Some((otherwise, _))) = (&mut then, &mut otherwise) {
-            common = then.carry.take_common(&mut otherwise.carry, &mut self.counts);
+            common = then.carry.take_common(&mut otherwise.carry, &mut self.counts, self.eraser);
             self.counts.hoisted += common.ops().count() as u64;
             self.kept_for_a_fence |= then.carry.shares_an_invalidate(&otherwise.carry);
         }
@@ -529,9 +531,9 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         let mut guarded = Carry::default();
         for (kind, marker) in carry.into_items() {
             if walk.carry.covers(kind) {
-                merge(marker, &mut self.counts);
+                merge(marker, &mut self.counts, self.eraser);
             } else {
-                guarded.add(marker, kind, &mut self.counts);
+                guarded.add(marker, kind, &mut self.counts, self.eraser);
             }
         }
         if guarded.is_empty() {
@@ -583,7 +585,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         self.place_invalidates(walk);
         let fence = walk.carry.fence.take()?;
         if !walk.unfenced {
-            ir::erase(fence);
+            self.eraser.erase(fence);
             self.counts.dropped += 1;
             return None;
         }
@@ -658,7 +660,7 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
     /// with no exposure between, does their work.
     fn drop_tentative(&mut self, mark: usize) {
         for fence in self.tentative.drain(mark..) {
-            ir::erase(fence);
+            self.eraser.erase(fence);
             self.counts.dropped += 1;
             self.erased_tentative = true;
         }

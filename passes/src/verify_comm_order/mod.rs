@@ -10,8 +10,8 @@
 //!   waits to GM reads, and whether the entry reaches a GM read without a
 //!   whole-GM invalidate);
 //! * [`orchestration`] checks Phase B (kernels launched after a publish);
-//! * [`oracle`] is a slow, obviously-exhaustive reference of the kernel
-//!   rules, for tests.
+//! * `oracle` is a slow, obviously-exhaustive reference of the kernel
+//!   rules, for tests only (`cfg(test)`, or the `test-oracles` feature).
 //!
 //! The guide is docs/passes/verify-comm-order.md.
 
@@ -19,6 +19,9 @@ pub mod inflight;
 pub mod kernel;
 pub mod lattice;
 pub mod launches;
+/// Only for tests (the unit tests, and the property tests through the
+/// `test-oracles` feature): not in the shipped library.
+#[cfg(any(test, feature = "test-oracles"))]
 pub mod oracle;
 
 use crate::comm_order::{

@@ -67,21 +67,43 @@ fn enabled(machine: &Machine, state: &State) -> Vec<(Proc, Action)> {
         .collect()
 }
 
-/// Whether the only conflict of a wait's event (`wait`, passing a `ge` wait
-/// on `cell`) with a later event (`later`) is that the later one adds to the
-/// cell. Such a race is not reversed: the wait passing after the add
-/// acquires more of the cell's clock (it only grows), so every race of that
-/// order is a race of this one (docs/ccl-sim.md).
-fn only_adds_to(wait: &Footprint, later: &Footprint, cell: Loc) -> bool {
-    !wait.everything()
+/// Whether the race of a `ge` wait's pass (`wait`, on `cell`, having read
+/// the cell from events of the processes `from`) with a later event of
+/// `proc` (`later`) need not be reversed: the later event only adds to the
+/// cell without lowering it (so the wait passing after it too acquires
+/// more of the cell's clock: every race of that execution is one of this
+/// one, docs/ccl-sim.md), it conflicts with the wait nowhere else, and every
+/// event the wait read the cell from is of its process (so it comes after
+/// them in every execution, and can replace none of them as what lets the
+/// wait pass: no race reversal needs it before the wait either) or of the
+/// waiting thread (before the wait in every execution).
+fn dominated(wait: &Footprint, waiter: Proc, cell: Loc, from: &[Proc], later: &Footprint, proc: Proc) -> bool {
+    if wait.everything() || later.everything() || from.iter().any(|p| *p != proc && *p != waiter) {
+        return false;
+    }
+    let adds = later.touches.contains(&(Part::Elem(cell), Touch::Add));
+    let lowers = later.touches.iter().any(|(part, _)| *part == Part::Lowers(cell));
+    let elsewhere = wait.touches.iter().any(|(part, touch)| {
+        *part != Part::Elem(cell)
+            && later.touches.iter().any(|(other, theirs)| other == part && touch.conflicts(*theirs))
+    });
+    adds && !lowers && !elsewhere
+}
+
+/// Whether the only conflict of `earlier` with `later` is a failed attempt
+/// of `earlier`'s at a wait (`Part::Attempt`) that `later` changes the cell
+/// of. The two are independent: either way round the thread rests at the
+/// wait (its pass is a step of its own, ordered with every change by its
+/// own races) and the state is the same; the attempt records its read only
+/// so that a change before it is in a race with it (the thread might have
+/// got there first, and passed before the change).
+fn attempt_only(earlier: &Footprint, later: &Footprint) -> bool {
+    !earlier.everything()
         && !later.everything()
-        && !later.touches.iter().any(|(part, _)| *part == Part::Lowers(cell))
-        && wait.touches.iter().all(|(part, touch)| {
-            later
-                .touches
-                .iter()
-                .filter(|(other, _)| other == part)
-                .all(|(_, other)| !touch.conflicts(*other) || (*part == Part::Elem(cell) && *other == Touch::Add))
+        && earlier.touches.iter().all(|(part, touch)| {
+            later.touches.iter().filter(|(other, _)| other == part).all(|(_, theirs)| {
+                !touch.conflicts(*theirs) || (matches!(part, Part::Attempt(_)) && *touch == Touch::Read)
+            })
         })
 }
 
@@ -122,9 +144,9 @@ struct Event {
     footprint: Arc<Footprint>,
     /// The events that happen before it.
     past: Events,
-    /// The cell, if the event passes a `ge` wait on a cell only ever added
-    /// to (`Machine::rising_wait`).
-    rising: Option<Loc>,
+    /// For the pass of a `ge` wait: its cell, and the processes of the
+    /// events it read the cell's value from (`dominated`).
+    waited: Option<(Loc, Vec<Proc>)>,
 }
 
 /// A state of the current execution and what the search knows of it.
@@ -148,7 +170,6 @@ struct Level {
 struct Slept {
     proc: Proc,
     footprint: Arc<Footprint>,
-    rising: Option<Loc>,
 }
 
 /// The events of the current execution indexed by what they touched.
@@ -188,6 +209,27 @@ impl Index {
         deps.sort_unstable();
         deps.dedup();
         deps
+    }
+
+    /// The processes of the events a read of `part` now would read from:
+    /// those that touched it back to the last that wrote it.
+    fn writers(&self, part: Part) -> Vec<Proc> {
+        let mut procs = Vec::new();
+        for (e, touch) in self.by_part.get(&part).into_iter().flatten().rev() {
+            if *touch != Touch::Read {
+                if let Some(proc) = self.proc_of(*e) {
+                    procs.push(proc);
+                }
+            }
+            if *touch == Touch::Write {
+                break;
+            }
+        }
+        procs
+    }
+
+    fn proc_of(&self, event: u32) -> Option<Proc> {
+        self.by_proc.iter().find(|(_, events)| events.contains(&event)).map(|(proc, _)| *proc)
     }
 
     fn add(&mut self, n: usize, event: &Event) {
@@ -248,20 +290,41 @@ impl Search<'_> {
     /// Records the event just taken at depth `n` and adds, for each race it
     /// ends, a process that reverses it to the backtrack set before the race.
     fn races(&mut self, n: usize, proc: Proc, footprint: &Footprint) -> Events {
-        let deps = self.index.dependencies(n, proc, footprint);
+        let deps: Vec<usize> = self
+            .index
+            .dependencies(n, proc, footprint)
+            .into_iter()
+            .filter(|&d| {
+                let earlier = self.levels[d].current.as_ref().expect("an event of the execution");
+                earlier.proc == proc || !attempt_only(&earlier.footprint, footprint)
+            })
+            .collect();
+        // A wait's race with this event that is `dominated` is not reversed;
+        // what happens before this event only through that wait is then in
+        // a race with it of its own (the wait may come after it).
+        let dominated_by: Vec<bool> = deps
+            .iter()
+            .map(|&d| {
+                let event = self.levels[d].current.as_ref().expect("an event of the execution");
+                event.proc != proc
+                    && event.waited.as_ref().is_some_and(|(cell, from)| {
+                        dominated(&event.footprint, event.proc, *cell, from, footprint, proc)
+                    })
+            })
+            .collect();
         let mut past = Events::default();
         let mut through = Events::default();
-        for &d in &deps {
+        for (&d, &skipped) in deps.iter().zip(&dominated_by) {
             let event = self.levels[d].current.as_ref().expect("an event of the execution");
             past.union(&event.past);
-            through.union(&event.past);
+            if !skipped {
+                through.union(&event.past);
+            }
             past.insert(d);
         }
-        for &e in deps.iter().filter(|e| !through.contains(**e)) {
+        for (&e, _) in deps.iter().zip(&dominated_by).filter(|(e, skipped)| !through.contains(**e) && !**skipped) {
             let earlier = self.levels[e].current.as_ref().expect("an event of the execution");
-            if earlier.proc == proc
-                || earlier.rising.is_some_and(|cell| only_adds_to(&earlier.footprint, footprint, cell))
-            {
+            if earlier.proc == proc {
                 continue;
             }
             // v = notdep(e).e': the events after e that do not happen after
@@ -313,47 +376,26 @@ impl Search<'_> {
         past
     }
 
-    /// The process to explore first from `state`: one passing a `ge` wait on
-    /// a cell only added to, if any (so the wait is taken before the later
-    /// adds its races are not reversed for, `only_adds_to`), else the
-    /// first awake.
+    /// The process to explore first from `state`: an awake thread passing a
+    /// `ge` wait (taken early, its races with later adds are mostly
+    /// `dominated`), else the awake thread that has taken the fewest steps,
+    /// else the first awake process. A choice of order only: every other is
+    /// explored where a race needs it.
     fn first_choice(&self, state: &State, enabled: &[(Proc, Action)], sleep: &[Slept]) -> Option<Proc> {
         let awake = || enabled.iter().filter(|(p, _)| !sleep.iter().any(|slept| slept.proc == *p));
         let taken = |p: &Proc| self.index.by_proc.get(p).map_or(0, Vec::len);
         awake()
-            .find(|(_, action)| matches!(action, Action::Step(t) if self.machine.rising_wait(state, *t).is_some()))
+            .find(|(_, action)| matches!(action, Action::Step(t) if self.machine.ge_wait_at(state, *t).is_some()))
             .or_else(|| awake().filter(|(p, _)| matches!(p, Proc::Thread(_))).min_by_key(|(p, _)| taken(p)))
             .or_else(|| awake().next())
             .map(|(p, _)| *p)
     }
 
-    /// Whether a thread blocked in `state` at a `ge` wait on a cell only
-    /// added to could have passed it since it came to rest there.
-    fn wait_passed_over(&self, state: &State) -> bool {
-        (0..state.threads.len() as ThreadId).any(|t| {
-            self.machine.rising_wait(state, t).is_some() && {
-                let since =
-                    self.index.by_proc.get(&Proc::Thread(t)).and_then(|e| e.last()).map_or(0, |e| *e as usize + 1);
-                self.levels[since.min(self.levels.len())..]
-                    .iter()
-                    .any(|level| level.enabled.iter().any(|(p, _)| *p == Proc::Thread(t)))
-            }
-        })
-    }
-
     /// Whether `proc` is enabled after the events `members` (after e, not
     /// after it) are taken, in order, from the state before event `e`.
     fn enabled_without(&self, e: usize, members: &[usize], proc: Proc) -> bool {
-        // The event that last made `proc` enabled: if that is e, it is not.
-        let n = self.levels.len() - 1;
-        let since = (e + 1..=n)
-            .rev()
-            .take_while(|k| self.levels[*k].enabled.iter().any(|(q, _)| *q == proc))
-            .last()
-            .unwrap_or(n + 1);
-        if since == e + 1 {
-            return false;
-        }
+        // Not "e made it enabled, so it cannot run without e": another
+        // event of v may enable it too (a second add to a waited cell).
         let mut state = self.levels[e].state.clone();
         for &k in members {
             let taken = self.levels[k].current.as_ref().expect("an event of the execution").proc;
@@ -386,7 +428,7 @@ impl Search<'_> {
             let level = self.levels.last_mut().expect("a level");
             if let Some(event) = level.current.take() {
                 self.index.remove(&event);
-                level.sleep.push(Slept { proc: event.proc, footprint: event.footprint, rising: event.rising });
+                level.sleep.push(Slept { proc: event.proc, footprint: event.footprint });
             }
             let asleep = |p: &Proc| level.sleep.iter().any(|slept| slept.proc == *p);
             let Some(proc) = level.backtrack.iter().copied().find(|p| !level.done.contains(p) && !asleep(p)) else {
@@ -399,8 +441,8 @@ impl Search<'_> {
                 return Some(Stop::Bound(bound));
             }
             let level = self.levels.last().expect("a level");
-            let rising = match action {
-                Action::Step(t) => self.machine.rising_wait(&level.state, t),
+            let waiting = match action {
+                Action::Step(t) => self.machine.ge_wait_at(&level.state, t),
                 _ => None,
             };
             let mut next = level.state.clone();
@@ -413,18 +455,10 @@ impl Search<'_> {
             }
             let past = self.races(depth, proc, &footprint);
             let level = self.levels.last_mut().expect("a level");
-            // A sleeping wait on a cell only added to stays asleep past an
-            // add to its cell (`only_adds_to`).
-            let sleep: Vec<Slept> = level
-                .sleep
-                .iter()
-                .filter(|slept| {
-                    !slept.footprint.conflicts(&footprint)
-                        || slept.rising.is_some_and(|cell| only_adds_to(&slept.footprint, &footprint, cell))
-                })
-                .cloned()
-                .collect();
-            let event = Event { proc, action, footprint, past, rising };
+            let sleep: Vec<Slept> =
+                level.sleep.iter().filter(|slept| !slept.footprint.conflicts(&footprint)).cloned().collect();
+            let waited = waiting.map(|cell| (cell, self.index.writers(Part::Elem(cell))));
+            let event = Event { proc, action, footprint, past, waited };
             self.index.add(depth, &event);
             level.current = Some(event);
             self.max_depth = self.max_depth.max(depth + 1);
@@ -459,14 +493,6 @@ impl Search<'_> {
     fn end_of_execution(&mut self, state: &State) -> Option<Stop> {
         self.executions += 1;
         if !self.machine.finished(state) {
-            if self.wait_passed_over(state) {
-                // Not a schedule of the machine with eager wake-ups: a `ge`
-                // wait that held was left for a step that lowered its cell.
-                // The wait passing at once is explored (it is taken first
-                // where it holds, `first_choice`).
-                self.blocked += 1;
-                return None;
-            }
             return Some(Stop::Found(Arc::new(Finding::Deadlock), self.schedule()));
         }
         self.cost.record(&self.machine.program, &state.cost);

@@ -27,7 +27,7 @@ use super::program::SiteId;
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use random::random;
+pub use random::{random, schedule as random_schedule};
 
 /// What a search found.
 #[derive(Debug)]

@@ -168,3 +168,25 @@ pub fn random(machine: &Machine, runs: usize, seed: u64, max_states: usize, trac
     let cost = shared.cost.into_inner().unwrap_or_else(|e| e.into_inner());
     Outcome::Clean { states, schedules: Some(runs), cost, stats: None }
 }
+
+/// Schedule `run` of `seed` on its own (the one `random` runs as that run),
+/// up to `max_steps` actions: the actions taken and the state it ends in
+/// (finished, at a finding, deadlocked, or cut at the bound). For holding
+/// the random search to the reference semantics (`crate::crosscheck`).
+pub fn schedule(machine: &Machine, seed: u64, run: usize, max_steps: usize) -> (Vec<Action>, crate::machine::State) {
+    let mut rng = fastrand::Rng::with_seed(run_seed(seed, run));
+    let mut state = machine.initial();
+    let mut taken = Vec::new();
+    let mut actions = Vec::new();
+    while taken.len() < max_steps && state.finding.is_none() {
+        actions.clear();
+        machine.actions(&state, &mut actions);
+        if actions.is_empty() {
+            break;
+        }
+        let action = actions[rng.usize(..actions.len())];
+        machine.apply(&mut state, action);
+        taken.push(action);
+    }
+    (taken, state)
+}

@@ -26,46 +26,54 @@ impl Machine {
             .ok_or_else(|| fail(Some(site), "an access out of its buffer"))
     }
 
-    /// `t`'s newest write of `loc` still in its in-flight queue (a write-back
-    /// its own invalidate started, or a put or remote store), if any.
-    pub(super) fn own_pending(&self, state: &State, t: ThreadId, loc: Loc) -> Option<Cell> {
+    /// `t`'s newest write of `loc`, if it has not landed: a dirty line of
+    /// `t`'s cache (`false`) or a write in `t`'s queue (`true`). "Own
+    /// accesses are coherent": a read by `t` returns it.
+    pub(super) fn own_unlanded(&self, state: &State, t: ThreadId, loc: Loc) -> Option<(Cell, bool)> {
         self.touch(Part::Meta(loc), Touch::Read);
+        self.touch(Part::Elem(loc), Touch::Read);
+        let shadow = state.buffers[loc.buffer as usize].shadow[loc.rank as usize].get(&loc.index)?;
+        let newest =
+            shadow.newest.binary_search_by_key(&t, |(thread, _)| *thread).ok().map(|at| shadow.newest[at].1)?;
+        let is_newest = |cell: &Cell| cell.writer == Some(WriteId { thread: t, seq: newest });
+        if let Some(line) = state.caches[t as usize].get(&loc).filter(|line| line.dirty && is_newest(&line.cell)) {
+            return Some((line.cell, false));
+        }
         state.inflight[t as usize]
             .iter()
             .flat_map(|unit| &unit.writes)
-            .filter(|(l, _)| *l == loc)
-            .map(|(_, cell)| *cell)
-            .max_by_key(|cell| cell.writer.map(|w| w.seq))
+            .find(|(l, cell)| *l == loc && is_newest(cell))
+            .map(|(_, cell)| (*cell, true))
     }
 
     /// A GM read through `t`'s cache. Own accesses are coherent: the read
-    /// returns `t`'s newest write of `loc` wherever it sits. A line in the
-    /// cache is always the newest (a write-back or a put of `loc` drops it,
-    /// and a write or read puts back the newest); else the newest write in
-    /// `t`'s queue (writes of one thread are numbered in order); else
-    /// memory. A value taken from the queue or memory is kept as a clean
-    /// line.
+    /// returns `t`'s newest write of `loc` while it has not landed, wherever
+    /// it sits (and keeps no line of it). Else: a hit returns the line (a
+    /// clean line may be older than a write `t` sent that has landed since:
+    /// the read is stale then); a miss fetches from memory and keeps the
+    /// value as a clean line.
     pub(super) fn read_cached(&self, state: &mut State, t: ThreadId, loc: Loc, site: SiteId) -> Result<u64, Fail> {
         // The buffer exists and is not freed, even if the line is cached.
         self.cell(state, loc, site)?;
-        let cell = match state.caches[t as usize].get(&loc) {
-            Some(line) => line.cell,
-            None => {
-                let cell = match self.own_pending(state, t, loc) {
-                    Some(pending) => pending,
-                    None => self.cell(state, loc, site)?,
-                };
-                Shared::make_mut(&mut state.caches[t as usize]).insert(loc, Line { cell, dirty: false });
-                cell
-            }
+        let cell = match self.own_unlanded(state, t, loc) {
+            Some((cell, _)) => cell,
+            None => match state.caches[t as usize].get(&loc) {
+                Some(line) => line.cell,
+                None => {
+                    let cell = self.cell(state, loc, site)?;
+                    Shared::make_mut(&mut state.caches[t as usize]).insert(loc, Line { cell, dirty: false });
+                    cell
+                }
+            },
         };
         self.check_read(state, t, loc, cell, site)?;
         Ok(cell.bits)
     }
 
     /// A write of `loc` by `t` that goes to its queue (a put, a remote
-    /// store): `t`'s line of `loc`, if any, is older and goes (a dirty one
-    /// was overwritten before it was written back).
+    /// store). `t`'s cache is not touched: a line of `loc` it holds stays
+    /// (a dirty one is written back when an invalidate covers it, and may
+    /// land after this write).
     pub(super) fn queue_write(
         &self,
         state: &mut State,
@@ -76,13 +84,6 @@ impl Machine {
     ) -> Result<(Loc, Cell), Fail> {
         self.cell(state, loc, site)?;
         let writer = self.check_write(state, t, loc, site)?;
-        if state.caches[t as usize].contains_key(&loc) {
-            let line = Shared::make_mut(&mut state.caches[t as usize]).remove(&loc);
-            if line.is_some_and(|line| line.dirty) {
-                self.touch(Part::Meta(loc), Touch::Add);
-                count_down(&mut state.dirty_index.0, loc);
-            }
-        }
         Ok((loc, Cell { bits, writer: Some(writer) }))
     }
 
@@ -122,6 +123,8 @@ impl Machine {
         site: SiteId,
     ) -> Result<(), Fail> {
         self.cell(state, loc, site)?;
+        self.lowered(state, loc, None, site)?;
+        self.touch(Part::Attempt(loc), Touch::Write);
         let writer = self.check_write(state, t, loc, site)?;
         Shared::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])[loc.index as usize] =
             Cell { bits, writer: Some(writer) };

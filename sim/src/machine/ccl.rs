@@ -6,6 +6,7 @@ use super::cache::count_down;
 use super::footprint::{Part, Touch};
 use super::races::{join_into, tick};
 use super::*;
+use crate::value::lanes_of;
 
 impl Machine {
     /// Executes the ccl op `t` is at. The op reads its operands from `t`'s
@@ -160,16 +161,24 @@ impl Machine {
                 let (signal, p, v) = (signal_cell(*signal)?, peer(*p)?, int(*value)?);
                 let loc = at(&signal, p, 0);
                 let old = self.cell(state, loc, site)?;
-                self.touch(Part::Elem(loc), if *add { Touch::Add } else { Touch::Write });
-                if *add && v < 0 {
-                    self.touch(Part::Lowers(loc), Touch::Add);
-                }
+                // Adds to one cell commute (a wrapping sum, a clock join);
+                // a wait reads the cell, so it is ordered with each.
+                let change = if *add { Touch::Add } else { Touch::Write };
+                self.touch(Part::Elem(loc), change);
+                self.touch(Part::Attempt(loc), change);
                 self.note(state, t, Some(site), || EventKind::Notify { cell: loc });
                 let bits = if *add { (old.bits as i64).wrapping_add(v) } else { v };
-                let bits = match signal.element {
+                let wrapped = match signal.element {
                     Scalar::Int(b) => value::wrap(bits, b),
                     Scalar::Float(_) => bits,
                 };
+                // A set, a negative add or one that wraps round may lower the
+                // cell: the early-wait rule's condition (`Machine::lowered`).
+                if !*add || v < 0 || wrapped != bits {
+                    self.touch(Part::Lowers(loc), Touch::Add);
+                    self.lowered(state, loc, Some(t), site)?;
+                }
+                let bits = wrapped;
                 Shared::make_mut(&mut state.buffers[loc.buffer as usize].ranks[loc.rank as usize])
                     [loc.index as usize] = Cell { bits: bits as u64, writer: None };
                 state.signalled.0.push(loc);
@@ -180,15 +189,15 @@ impl Machine {
                         state.signal_clocks.insert(loc, mine);
                     }
                 }
-                if !add {
-                    state.set_cells.insert(loc);
-                }
                 tick(&mut state.threads[t as usize].clock, t);
             }
-            CclOp::Wait { signal, .. } => {
+            CclOp::Wait { signal, equal, .. } => {
                 let signal = signal_cell(*signal)?;
                 let loc = at(&signal, rank, 0);
                 self.touch(Part::Elem(loc), Touch::Read);
+                if !*equal && self.eager_waits() {
+                    state.passed_early.insert((loc, t));
+                }
                 self.note(state, t, Some(site), || EventKind::Wait { cell: loc });
                 if let Some(clock) = state.signal_clocks.get(&loc).cloned() {
                     join_into(&mut state.threads[t as usize].clock, &clock);
@@ -259,12 +268,5 @@ impl Machine {
             }
         }
         Ok(Vec::new())
-    }
-}
-
-pub(super) fn lanes_of(value: &Val) -> Vec<u64> {
-    match value {
-        Val::Vector(lanes) => lanes.to_vec(),
-        other => other.bits().into_iter().collect(),
     }
 }

@@ -3,6 +3,7 @@
 
 use super::races::{join_with, tick};
 use super::*;
+use crate::value;
 
 impl Machine {
     /// Runs the collective every host is at, atomically, behind every cache.
@@ -69,7 +70,7 @@ impl Machine {
                         let bits = self.read_direct(state, hosts[r], loc, at[r].0)?;
                         acc = Some(match acc {
                             None => bits,
-                            Some(a) => reduce_bits(*reduce, a, bits, element),
+                            Some(a) => value::reduce(*reduce, a, bits, element),
                         });
                     }
                     sums.push(acc.unwrap_or(0));
@@ -151,28 +152,5 @@ impl Machine {
             ready.push(*h);
         }
         Ok(ready)
-    }
-}
-
-pub(super) fn reduce_bits(reduce: Reduce, a: u64, b: u64, element: Scalar) -> u64 {
-    match element {
-        Scalar::Int(bits) => {
-            let (x, y) = (a as i64, b as i64);
-            let r = match reduce {
-                Reduce::Sum => x.wrapping_add(y),
-                Reduce::Max => x.max(y),
-                Reduce::Min => x.min(y),
-            };
-            value::wrap(r, bits) as u64
-        }
-        Scalar::Float(bits) => {
-            let (x, y) = (f64::from_bits(a), f64::from_bits(b));
-            let r = match reduce {
-                Reduce::Sum => x + y,
-                Reduce::Max => x.max(y),
-                Reduce::Min => x.min(y),
-            };
-            if bits == 32 { r as f32 as f64 } else { r }.to_bits()
-        }
     }
 }

@@ -35,10 +35,17 @@ pub enum Part {
     /// An in-flight unit, by its key (`trace::unit_key`): issued, then
     /// landed (its landing is enabled by its issue).
     Unit(u64),
-    /// A mark on an add to a cell that lowers its value (a negative
-    /// `atomic_add`): such an add may disable a `ge` wait, so the dynamic
-    /// search does not take it as only growing the cell's clock. Touched as
-    /// an `Add`: it conflicts with nothing by itself.
+    /// A wait found not holding when its thread came to rest at it (a
+    /// failed attempt: read by that step), and every change of the cell's
+    /// value in memory (a notify adds to it or writes it, a landing or a
+    /// collective writes it). The dynamic search reverses a change that
+    /// came before a failed attempt (the thread might have got there
+    /// first and passed), never the other way round (`explore::dpor`).
+    Attempt(Loc),
+    /// A mark on a notify that may lower its cell (a set, a negative add,
+    /// an add that wraps round): the dynamic search reverses a wait's race
+    /// with it (`explore::dpor`). Touched as an `Add`: it conflicts with
+    /// nothing by itself.
     Lowers(Loc),
     /// Everything (an allocation renumbers buffers and changes what exists).
     Everything,

@@ -20,7 +20,6 @@ mod schedule;
 mod start;
 mod state;
 mod step;
-mod views;
 
 pub use state::*;
 
@@ -59,6 +58,16 @@ pub struct Machine {
     /// What each action touches, recorded for the dynamic partial-order
     /// reduction; `None` otherwise.
     pub footprint: Option<Arc<footprint::Recorder>>,
+    /// What the reductions may assume of the program (`analysis`).
+    pub facts: Arc<crate::analysis::Facts>,
+    /// Whether a `ge` wait is taken as soon as it holds (with eager
+    /// wake-ups; docs/ccl-sim.md, "Waits taken as soon as they hold"). A
+    /// search that finds its condition broken (`early_waits_broken`) is run
+    /// again without it.
+    pub early_waits: bool,
+    /// Set when a cell a wait passed early on went down afterwards by
+    /// another thread's hand: the rule's condition failed on some schedule.
+    pub early_waits_broken: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The bounds of one run (docs/ccl-sim.md, "Limits").
@@ -113,6 +122,7 @@ impl Machine {
     /// the threads fit ([`Machine::threads_needed`]).
     pub fn new(program: Arc<Program>, ranks: u16, no_reduction: bool) -> Machine {
         let per_rank = 1 + program.slots.min(MAX_THREADS - 1) as u16;
+        let facts = Arc::new(crate::analysis::facts(&program));
         Machine {
             program,
             ranks,
@@ -123,6 +133,9 @@ impl Machine {
             recorder: None,
             eager_wakeups: true,
             footprint: None,
+            facts,
+            early_waits: true,
+            early_waits_broken: Arc::default(),
         }
     }
 

@@ -62,6 +62,10 @@ impl Machine {
         }
         shadow.reads.clear();
         shadow.write = Some(me);
+        match shadow.newest.binary_search_by_key(&t, |(thread, _)| *thread) {
+            Ok(at) => shadow.newest[at].1 = me.seq,
+            Err(at) => shadow.newest.insert(at, (t, me.seq)),
+        }
         Ok(WriteId { thread: t, seq: me.seq })
     }
 }

@@ -129,14 +129,37 @@ impl Machine {
 
     /// Whether a `ge` wait whose operands `wait_at` could not read rests:
     /// a signal that is not a memref or an empty view is a scheduling
-    /// point; an expected value that is not an integer rests only on a
-    /// cell a `set` notify wrote (the step reports it).
+    /// point; an expected value that is not an integer rests only where
+    /// waits are not taken eagerly (the step reports it).
     pub(super) fn bad_wait_rests(&self, state: &State, t: ThreadId) -> bool {
         let Some(Instr::Ccl { op: CclOp::Wait { signal, .. }, .. }) = self.instr(state, t) else { return true };
         let frame = state.threads[t as usize].frames.last().unwrap();
         let Val::MemRef(view) = &frame.regs[*signal as usize] else { return true };
-        let Some(first) = view.first() else { return true };
-        state.set_cells.contains(&Loc { rank: self.rank_of(t), buffer: view.buffer, index: first as u32 })
+        view.first().is_none() || !self.eager_waits()
+    }
+
+    /// Whether a `ge` wait is taken as soon as it holds: with eager
+    /// wake-ups, unless the rule is off (`early_waits`; docs/ccl-sim.md,
+    /// "Waits taken as soon as they hold").
+    pub(super) fn eager_waits(&self) -> bool {
+        self.eager_wakeups && !self.no_reduction && self.early_waits
+    }
+
+    /// Another thread than the one that passed a wait on `loc` early lowers
+    /// or overwrites it (`by` the writer; `None`: a write with no thread of
+    /// its own, a landing or a collective): the rule's condition failed on
+    /// some schedule. The schedule ends with no conclusion, and the search
+    /// is run again without the rule (`crate::run`).
+    pub(super) fn lowered(&self, state: &State, loc: Loc, by: Option<ThreadId>, site: SiteId) -> Result<(), Fail> {
+        let passed = state.passed_early.range((loc, 0)..=(loc, ThreadId::MAX)).any(|(_, t)| Some(*t) != by);
+        if passed {
+            self.early_waits_broken.store(true, std::sync::atomic::Ordering::Relaxed);
+            return Err(limit(
+                Some(site),
+                "a cell a wait passed on as soon as it held went down again: waits are taken as they come instead",
+            ));
+        }
+        Ok(())
     }
 
     /// Forgets what every thread rests at: a launch, a join or a
@@ -151,8 +174,8 @@ impl Machine {
     pub(super) fn rests_as_before(&self, state: &State, t: ThreadId) -> Option<bool> {
         match state.rests.0.get(t as usize)? {
             Some(Rest::Notify) => Some(true),
-            Some(Rest::Wait(wait)) if wait.equal || self.no_reduction || !self.eager_wakeups => Some(true),
-            Some(Rest::Wait(wait)) => Some(state.set_cells.contains(&wait.loc) || !self.wait_holds(state, *wait)),
+            Some(Rest::Wait(wait)) if wait.equal || !self.eager_waits() => Some(true),
+            Some(Rest::Wait(wait)) => Some(!self.wait_holds(state, *wait)),
             None => None,
         }
     }
@@ -166,7 +189,7 @@ impl Machine {
     fn may_move(&self, state: &State, t: ThreadId) -> bool {
         match state.rests.0.get(t as usize) {
             Some(Some(Rest::Notify)) => false,
-            Some(Some(Rest::Wait(wait))) if wait.equal || self.no_reduction || !self.eager_wakeups => false,
+            Some(Some(Rest::Wait(wait))) if wait.equal || !self.eager_waits() => false,
             Some(Some(Rest::Wait(wait))) => state.signalled.0.contains(&wait.loc),
             // A thread found resting is running (what it rests at is
             // forgotten when its status changes); this one is not known.
@@ -174,11 +197,47 @@ impl Machine {
         }
     }
 
-    /// The cell of the `ge` wait `t` rests at, if it is a wait on a cell no
-    /// `set` notify has written (one whose clock only grows).
-    pub fn rising_wait(&self, state: &State, t: ThreadId) -> Option<Loc> {
+    /// What `t` waits for, if it cannot take a step (a deadlock's report
+    /// names it): a wait and the value its cell holds, a collective, or its
+    /// launch's end.
+    pub fn blocked(&self, state: &State, t: ThreadId) -> Option<Blocked> {
+        let thread = &state.threads[t as usize];
+        match thread.status {
+            Status::Joining { first, count } if !self.launch_complete(state, first, count) => {
+                Some(Blocked::Launch { first, count })
+            }
+            Status::Running if !self.enabled(state, t) => {
+                if let Some(wait) = self.wait_at(state, t) {
+                    let value = state.buffers[wait.loc.buffer as usize].ranks[wait.loc.rank as usize]
+                        .get(wait.loc.index as usize)
+                        .map(|cell| cell.bits as i64);
+                    return Some(Blocked::Wait { wait, value });
+                }
+                match self.instr(state, t) {
+                    Some(Instr::Ccl { op, .. }) if op.is_collective() => Some(Blocked::Collective),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a notify of the program may write `buffer`
+    /// (`analysis::Facts::may_signal`, by where the buffer comes from).
+    pub fn signal_may_be_written(&self, state: &State, buffer: u32) -> bool {
+        state.buffers[buffer as usize].signal
+    }
+
+    /// The call a joining host launched its blocks from.
+    pub fn launch_site(&self, state: &State, t: ThreadId) -> Option<SiteId> {
+        let frame = state.threads[t as usize].frames.last()?;
+        self.program.funcs[frame.func as usize].sites.get((frame.pc as usize).checked_sub(1)?).copied()
+    }
+
+    /// The cell of the `ge` wait `t` rests at, if it rests at one.
+    pub fn ge_wait_at(&self, state: &State, t: ThreadId) -> Option<Loc> {
         let wait = self.wait_at(state, t)?;
-        (!wait.equal && !state.set_cells.contains(&wait.loc)).then_some(wait.loc)
+        (!wait.equal).then_some(wait.loc)
     }
 
     pub(super) fn collective_ready(&self, state: &State) -> bool {
@@ -219,6 +278,7 @@ impl Machine {
                 }
                 for (loc, _) in &unit.writes {
                     self.touch(Part::Elem(*loc), Touch::Write);
+                    self.touch(Part::Attempt(*loc), Touch::Write);
                     self.touch(Part::Meta(*loc), Touch::Add);
                 }
                 self.note(next, t, Some(unit.site), || EventKind::Land {
@@ -229,17 +289,42 @@ impl Machine {
                     count_down(&mut next.inflight_index.0, *loc);
                 }
                 next.signalled.0.extend(unit.writes.iter().map(|(loc, _)| *loc));
+                let mut landed = Ok(());
                 for (loc, cell) in unit.writes {
-                    if let Some(slot) =
-                        Shared::make_mut(&mut next.buffers[loc.buffer as usize].ranks[loc.rank as usize])
-                            .get_mut(loc.index as usize)
+                    if landed.is_err() {
+                        break;
+                    }
+                    landed = self.lowered(next, loc, None, unit.site);
+                    match Shared::make_mut(&mut next.buffers[loc.buffer as usize].ranks[loc.rank as usize])
+                        .get_mut(loc.index as usize)
                     {
-                        *slot = cell;
+                        Some(slot) => *slot = cell,
+                        None => {
+                            landed = Err(fail(
+                                Some(unit.site),
+                                format!(
+                                    "a write in flight landed in rank {}'s copy of a buffer it deallocated",
+                                    loc.rank
+                                ),
+                            ))
+                        }
                     }
                 }
                 // A fence waiting for this queue may proceed now: it is a
-                // step of its own (enabled), nothing to settle.
-                Ok(())
+                // step of its own (enabled), nothing to settle. The last
+                // landing of a finished launch completes it: with eager
+                // wake-ups its host joins now and runs on.
+                let host = self.host_of(self.rank_of(t));
+                landed.and_then(|()| match self.eager_wakeups && self.slot_of(t) != 0 {
+                    true => match self.joining(next, host) {
+                        Some((first, count)) => {
+                            let ready = self.join(next, host, first, count);
+                            self.settle(next, ready)
+                        }
+                        None => Ok(()),
+                    },
+                    false => Ok(()),
+                })
             }
             Action::Collective => {
                 for rank in 0..self.ranks {
@@ -395,11 +480,19 @@ impl Machine {
             // acquires the least happens-before, and any race of a later
             // wait is a race of this one too.
             // Without eager wake-ups a wait is a step of its own thread.
-            CclOp::Wait { equal: false, .. } if !self.eager_wakeups => true,
+            // Without eager wake-ups a wait is a step of its own; coming to
+            // rest at one that does not hold is a failed attempt.
+            CclOp::Wait { .. } if !self.eager_wakeups => {
+                if let Some(wait) = self.wait_at(state, t).filter(|wait| !self.wait_holds(state, *wait)) {
+                    self.touch(Part::Attempt(wait.loc), Touch::Read);
+                }
+                true
+            }
+            CclOp::Wait { equal: false, .. } if !self.eager_waits() => true,
             CclOp::Wait { equal: false, .. } => match self.wait_at(state, t) {
                 Some(wait) => {
                     self.touch(Part::Elem(wait.loc), Touch::Read);
-                    state.set_cells.contains(&wait.loc) || !self.wait_holds(state, wait)
+                    !self.wait_holds(state, wait)
                 }
                 // A bad operand: the step reports it, unless the view is
                 // not a memref or empty (then a scheduling point, as ever).
@@ -419,12 +512,20 @@ impl Machine {
     /// memory under a running block (a collective needs its host, which is
     /// joining the launch).
     pub(super) fn read_is_local(&self, state: &State, t: ThreadId, loc: Loc) -> bool {
-        // A cache hit, or a read of `t`'s own write still in flight: what it
-        // returns does not depend on when any unit lands.
-        // (A miss asks `own_pending`, which records that the read depends
-        // on whether `loc` is quiet.)
-        if state.caches[t as usize].contains_key(&loc) || self.own_pending(state, t, loc).is_some() {
+        // `t`'s own newest write not landed: a dirty line returns the same
+        // whenever the read runs; a write in flight does not (once it lands
+        // the read returns the line or memory, and keeps a line).
+        if let Some((_, in_flight)) = self.own_unlanded(state, t, loc) {
+            return !in_flight;
+        }
+        // A hit: only `t` changes its cache.
+        if state.caches[t as usize].contains_key(&loc) {
             return true;
+        }
+        // A notify writes memory with nothing in flight: a read of a cell
+        // one may write is never quiet.
+        if state.buffers[loc.buffer as usize].signal {
+            return false;
         }
         let in_flight = state.inflight_index.0.contains_key(&loc);
         // `t` has no line of `loc` (else it hit): any dirty one is another's.

@@ -19,7 +19,7 @@ impl Machine {
             inflight_index: Derived::default(),
             dirty_index: Derived::default(),
             signal_clocks: BTreeMap::new(),
-            set_cells: Default::default(),
+            passed_early: Default::default(),
             allocations: BTreeMap::new(),
             alloc_counts: BTreeMap::new(),
             launch_counts: BTreeMap::new(),
@@ -80,7 +80,8 @@ impl Machine {
                         ));
                     };
                     let what = format!("argument #{n} of @{}", entry.name);
-                    let id = self.new_buffer(state, *element, &shape, None, &what)?;
+                    let signal = self.facts.may_signal(crate::analysis::Root::Entry(n));
+                    let id = self.new_buffer(state, *element, &shape, None, signal, &what)?;
                     Val::MemRef(Arc::new(View::whole(id, *element, &shape)))
                 }
                 Ty::Other(_) => Val::Undef,
@@ -149,6 +150,7 @@ impl Machine {
         element: Scalar,
         shape: &[i64],
         rank: Option<u16>,
+        signal: bool,
         what: &str,
     ) -> Result<u32, Fail> {
         let len = self.buffer_len(shape, what)?;
@@ -162,6 +164,7 @@ impl Machine {
                 copies: vec![Presence::Live; self.ranks as usize],
                 len,
                 shadow: vec![Shared::default(); self.ranks as usize],
+                signal,
             },
             Some(rank) => {
                 // The absent copies share one empty vector.
@@ -172,6 +175,7 @@ impl Machine {
                     copies: vec![Presence::Absent; self.ranks as usize],
                     len,
                     shadow: vec![Shared::default(); self.ranks as usize],
+                    signal,
                 };
                 buffer.ranks[rank as usize] = self.new_copy(element, len, 1, what)?;
                 buffer.copies[rank as usize] = Presence::Live;

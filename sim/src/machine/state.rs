@@ -66,6 +66,10 @@ pub struct Access {
 pub struct Shadow {
     pub write: Option<Access>,
     pub reads: Vec<Access>,
+    /// Each writer thread's newest write of the element (its `seq`), by
+    /// thread: what a thread's own read returns while that write has not
+    /// landed (`Machine::own_unlanded`).
+    pub newest: Vec<(ThreadId, u32)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -153,6 +157,10 @@ pub struct Buffer {
     /// Per rank, the shadow of each element of its copy accessed so far, by
     /// index: a step that accesses one copy writes that copy's alone.
     pub shadow: Vec<Shared<BTreeMap<u32, Shadow>>>,
+    /// A notify may write it (`analysis::Facts::may_signal`): memory changes
+    /// under a read of it without a write in flight, so no read of it is
+    /// quiet.
+    pub signal: bool,
 }
 
 /// Whether a rank's copy of a buffer exists.
@@ -177,9 +185,10 @@ pub struct State {
     /// How many caches hold a dirty line of each location: `caches` indexed.
     pub dirty_index: Derived<BTreeMap<Loc, u32>>,
     pub signal_clocks: BTreeMap<Loc, Shared<Vec<u32>>>,
-    /// Signal cells a `set` notify has written: their clocks are not
-    /// monotone, so waits on them are always scheduling points.
-    pub set_cells: std::collections::BTreeSet<Loc>,
+    /// The cells a `ge` wait passed on as soon as it held, with the waiting
+    /// thread: another thread lowering such a cell breaks the rule's
+    /// condition (`Machine::lowered`).
+    pub passed_early: std::collections::BTreeSet<(Loc, ThreadId)>,
     /// Dynamic allocations: (site, slot, n-th by that slot) -> buffer.
     pub allocations: BTreeMap<(SiteId, u16, u32), u32>,
     pub alloc_counts: BTreeMap<(ThreadId, SiteId), u32>,
@@ -215,6 +224,18 @@ pub struct WaitAt {
     pub loc: Loc,
     pub expected: i64,
     pub equal: bool,
+}
+
+/// What a thread that cannot step waits for (`Machine::blocked`).
+#[derive(Clone, Copy, Debug)]
+pub enum Blocked {
+    /// A `ccl.wait` whose cell does not satisfy it; the value the cell
+    /// holds (`None`: a copy that does not exist).
+    Wait { wait: WaitAt, value: Option<i64> },
+    /// A host at a collective the other hosts have not all reached.
+    Collective,
+    /// A host joining its launch of the blocks `first..first + count`.
+    Launch { first: ThreadId, count: u16 },
 }
 
 /// What a schedule chooses next.

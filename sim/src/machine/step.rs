@@ -3,8 +3,9 @@
 
 use super::footprint::{Part, Touch};
 use super::races::{join_into, join_with, tick};
-use super::views::make_view;
 use super::*;
+use crate::value::{lanewise1, lanewise2};
+use crate::views::make_view;
 
 impl Machine {
     /// The function `t`'s markers count for: its kernel, or the entry for
@@ -108,11 +109,12 @@ impl Machine {
                 let Val::MemRef(source) = reg(frame, src) else {
                     return Err(fail(None, "a view of a value that is not a memref"));
                 };
-                let view = make_view(&source, kind, frame).map_err(|m| fail(None, m))?;
+                let view = make_view(&source, kind, &frame.regs).map_err(|m| fail(None, m))?;
                 frame.regs[dst as usize] = Val::MemRef(Arc::new(view));
             }
             Instr::Alloc { dst, site, element, ref shape } => {
                 self.touch(Part::Everything, Touch::Write);
+                self.note(state, t, Some(site), || EventKind::Memory);
                 // A copy made under a thread that waits on it: look again.
                 Self::forget_rests(state);
                 let slot = self.slot_of(t);
@@ -132,7 +134,8 @@ impl Machine {
                         *id
                     }
                     None => {
-                        let id = self.new_buffer(state, element, shape, Some(rank), "this allocation")?;
+                        let signal = self.facts.may_signal(crate::analysis::Root::Alloc(site));
+                        let id = self.new_buffer(state, element, shape, Some(rank), signal, "this allocation")?;
                         state.allocations.insert(key, id);
                         id
                     }
@@ -141,7 +144,10 @@ impl Machine {
             }
             Instr::Dealloc { src } => {
                 self.touch(Part::Everything, Touch::Write);
-                let Val::MemRef(view) = reg(frame, src) else {
+                let here = self.program.funcs[frame.func as usize].sites[frame.pc as usize - 1];
+                let freed = reg(frame, src);
+                self.note(state, t, Some(here), || EventKind::Memory);
+                let Val::MemRef(view) = freed else {
                     return Err(fail(None, "a dealloc of a value that is not a memref"));
                 };
                 // A copy freed under a thread that waits on it: look again.
@@ -235,8 +241,9 @@ impl Machine {
     }
 
     /// `t` returned from its outermost frame: a host is done; the last block
-    /// of a launch joins its host, which runs on (with eager wake-ups; else
-    /// the host joins as a step of its own, `joinable`).
+    /// of a launch whose writes have all landed joins its host, which runs on
+    /// (with eager wake-ups; else the host joins as a step of its own,
+    /// `joinable`; a landing may be what completes the launch, `apply`).
     pub(super) fn finish(&self, state: &mut State, t: ThreadId) -> Vec<ThreadId> {
         Self::forget_rests(state);
         self.note(state, t, None, || EventKind::Exit);
@@ -252,24 +259,34 @@ impl Machine {
         }
     }
 
-    /// The launch host `t` waits for, if every block of it has finished
-    /// (which block finished last decides nothing else: what the join reads
-    /// is every block's status).
-    fn joining(&self, state: &State, t: ThreadId) -> Option<(ThreadId, u16)> {
+    /// The launch host `t` waits for, if it can be joined: every block of
+    /// it has finished and every write a block sent has landed ("A kernel
+    /// completes only when its memory operations have"). Which block
+    /// finished last, or which write landed last, decides nothing else:
+    /// what the join reads is every block's status and queue.
+    pub(super) fn joining(&self, state: &State, t: ThreadId) -> Option<(ThreadId, u16)> {
         let Status::Joining { first, count } = state.threads[t as usize].status else { return None };
         self.touch(Part::Thread(t), Touch::Read);
         for b in first..first + count {
             self.touch(Part::Status(b), Touch::Read);
+            self.touch(Part::Queue(b), Touch::Read);
         }
-        (first..first + count).all(|b| state.threads[b as usize].status == Status::Done).then_some((first, count))
+        self.launch_complete(state, first, count).then_some((first, count))
+    }
+
+    /// Every block of the launch `first..first + count` has finished, and
+    /// nothing it sent is in flight.
+    pub(super) fn launch_complete(&self, state: &State, first: ThreadId, count: u16) -> bool {
+        (first..first + count)
+            .all(|b| state.threads[b as usize].status == Status::Done && state.inflight[b as usize].is_empty())
     }
 
     /// Whether host `t` can join its launch as a step of its own: without
-    /// eager wake-ups, once every block of the launch has finished.
+    /// eager wake-ups, once its launch is complete.
     pub(super) fn joinable(&self, state: &State, t: ThreadId) -> bool {
         !self.eager_wakeups
             && matches!(state.threads[t as usize].status, Status::Joining { first, count }
-                if (first..first + count).all(|b| state.threads[b as usize].status == Status::Done))
+                if self.launch_complete(state, first, count))
     }
 
     /// Host `t` joins the launch it waits for, whose blocks have finished.
@@ -282,7 +299,7 @@ impl Machine {
     }
 
     /// The host acquires every block's clock; the blocks go idle.
-    fn join(&self, state: &mut State, host: ThreadId, first: ThreadId, count: u16) -> Vec<ThreadId> {
+    pub(super) fn join(&self, state: &mut State, host: ThreadId, first: ThreadId, count: u16) -> Vec<ThreadId> {
         self.touch(Part::Thread(host), Touch::Write);
         let mut clock = (*state.threads[host as usize].clock).clone();
         for b in first..first + count {
@@ -310,23 +327,4 @@ impl Machine {
     // -----------------------------------------------------------------
     // Memory
     // -----------------------------------------------------------------
-}
-
-pub(super) fn lanewise2(a: &Val, b: &Val, f: impl Fn(u64, u64) -> Result<u64, String>) -> Result<Val, String> {
-    match (a, b) {
-        (Val::Vector(x), Val::Vector(y)) => Ok(Val::Vector(
-            x.iter().zip(y.iter()).map(|(p, q)| f(*p, *q)).collect::<Result<Vec<u64>, String>>()?.into(),
-        )),
-        (Val::Int(_), Val::Int(_)) => Ok(Val::Int(f(a.bits().unwrap(), b.bits().unwrap())? as i64)),
-        (Val::Float(x), Val::Float(y)) => Ok(Val::Float(f(*x, *y)?)),
-        _ => Err("arithmetic on unset or mismatched values".to_string()),
-    }
-}
-
-/// `f` on each lane of `a` (or on the scalar); `None` for an unset value.
-pub(super) fn lanewise1(a: &Val, f: impl Fn(u64) -> Result<u64, String>, to: Scalar) -> Option<Result<Val, String>> {
-    Some(match a {
-        Val::Vector(x) => x.iter().map(|p| f(*p)).collect::<Result<Vec<u64>, String>>().map(|v| Val::Vector(v.into())),
-        other => f(other.bits()?).map(|bits| Val::from_bits(to, bits)),
-    })
 }

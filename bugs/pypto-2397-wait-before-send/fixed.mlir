@@ -1,0 +1,52 @@
+// pypto issue #2397, fixed by PR #2398: every comm dispatch of a rank takes a
+// per-rank ordering token as INOUT, so the rank's comm dispatches form a chain
+// in program order and the send runs before the wait. In the dialect's
+// sequential host code that is the program order itself: SEND, then WAIT.
+// Same kernels as buggy.mlir.
+// Push this rank's value into every peer's inbox, then signal it.
+func.func @send(%inbox: memref<2xi32, #ccl.window>, %sig: memref<2xi32, #ccl.window>, %value: vector<1xi32>)
+    attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i32
+  %me = ccl.rank : index
+  %ranks = ccl.comm_size : index
+  %slot = memref.subview %inbox[%me] [1] [1] : memref<2xi32, #ccl.window> to memref<1xi32, strided<[1], offset: ?>, #ccl.window>
+  %mine = memref.subview %sig[%me] [1] [1] : memref<2xi32, #ccl.window> to memref<1xi32, strided<[1], offset: ?>, #ccl.window>
+  scf.for %p = %c0 to %ranks step %c1 {
+    %other = arith.cmpi ne, %p, %me : index
+    scf.if %other {
+      ccl.remote_store %value, %slot, %p : vector<1xi32>, memref<1xi32, strided<[1], offset: ?>, #ccl.window>, index
+      ccl.notify atomic_add %mine, %p, %one : memref<1xi32, strided<[1], offset: ?>, #ccl.window>, index, i32
+    }
+  }
+  return
+}
+
+// Wait for every peer's value, then read it.
+func.func @wait(%inbox: memref<2xi32, #ccl.window>, %sig: memref<2xi32, #ccl.window>, %out: memref<2xi32>)
+    attributes {ccl.kind = "aiv"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i32
+  %me = ccl.rank : index
+  %ranks = ccl.comm_size : index
+  scf.for %p = %c0 to %ranks step %c1 {
+    %other = arith.cmpi ne, %p, %me : index
+    scf.if %other {
+      %theirs = memref.subview %sig[%p] [1] [1] : memref<2xi32, #ccl.window> to memref<1xi32, strided<[1], offset: ?>, #ccl.window>
+      ccl.wait ge %theirs, %one : memref<1xi32, strided<[1], offset: ?>, #ccl.window>, i32
+      %v = ccl.read %inbox[%p] : memref<2xi32, #ccl.window> -> i32
+      ccl.tensor_write %out[%p], %v : memref<2xi32>, i32
+    }
+  }
+  return
+}
+
+func.func @main(%inbox: memref<2xi32, #ccl.window>, %sig: memref<2xi32, #ccl.window>, %out: memref<2xi32>)
+    attributes {ccl.kind = "orchestration"} {
+  %c7 = arith.constant dense<7> : vector<1xi32>
+  func.call @send(%inbox, %sig, %c7) : (memref<2xi32, #ccl.window>, memref<2xi32, #ccl.window>, vector<1xi32>) -> ()
+  func.call @wait(%inbox, %sig, %out) : (memref<2xi32, #ccl.window>, memref<2xi32, #ccl.window>, memref<2xi32>) -> ()
+  return
+}
