@@ -25,7 +25,9 @@
 //! In the suite: `CCLIR_MARKERS_LITMUS` seeds (default 2 in a debug build,
 //! 40 optimized). The campaign (`bench/markers_campaign.sh`) is the ignored
 //! test `markers_campaign`: `CCLIR_MARKERS_CAMPAIGN_SEEDS` seeds from
-//! `CCLIR_MARKERS_CAMPAIGN_FIRST`, on every core.
+//! `CCLIR_MARKERS_CAMPAIGN_FIRST`, on `CCLIR_MARKERS_CAMPAIGN_THREADS` threads
+//! (default every core), taking no new seed after
+//! `CCLIR_MARKERS_CAMPAIGN_SECONDS` if set.
 
 use cclir::generator::litmus::{litmus_program, Coverage};
 use cclir::sim::{self, reference::Kind, Options, SearchConfig};
@@ -205,7 +207,9 @@ fn place(session: &Session, pipeline: &cclir::BuiltPipeline<'_>, text: &str) -> 
     };
     let _ = session.take_diagnostics();
     // The output must parse and verify as it is printed.
-    session.parse(&out, "output.mlir").map_err(|e| format!("the output does not verify: {}", session.render(e.diagnostics())))?;
+    session
+        .parse(&out, "output.mlir")
+        .map_err(|e| format!("the output does not verify: {}", session.render(e.diagnostics())))?;
     Ok(out)
 }
 
@@ -234,7 +238,8 @@ fn kernel_op_lines(text: &str) -> Vec<usize> {
             in_kernel = false;
             continue;
         }
-        if in_kernel && (t.starts_with("ccl.") || t.starts_with("func.call") || t.starts_with("return") || t.starts_with('%'))
+        if in_kernel
+            && (t.starts_with("ccl.") || t.starts_with("func.call") || t.starts_with("return") || t.starts_with('%'))
         {
             out.push(i);
         }
@@ -392,6 +397,11 @@ fn hazards(text: &str) -> Vec<&str> {
 }
 
 fn run_seeds(seeds: impl Iterator<Item = u64>) -> Tally {
+    run_seeds_until(seeds, None)
+}
+
+/// The same, taking no new seed once `deadline` has passed.
+fn run_seeds_until(seeds: impl Iterator<Item = u64>, deadline: Option<std::time::Instant>) -> Tally {
     let session = Session::with_config(cclir::SessionConfig { threading: false, ..Default::default() });
     let pipelines = Pipelines {
         rules: session.pipeline(RULES).expect("the rules' pipeline"),
@@ -400,6 +410,9 @@ fn run_seeds(seeds: impl Iterator<Item = u64>) -> Tally {
     };
     let mut tally = Tally::default();
     for seed in seeds {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            break;
+        }
         hold_seed(&session, &pipelines, seed, &mut tally);
     }
     tally
@@ -422,9 +435,17 @@ fn markers_campaign() {
     let first = env_usize("CCLIR_MARKERS_CAMPAIGN_FIRST", 0) as u64;
     let workers = env_usize("CCLIR_MARKERS_CAMPAIGN_THREADS", sim::available_threads()) as u64;
     let started = std::time::Instant::now();
+    // A time budget: each worker takes no new seed after it (the counts
+    // cover the programs run, and say how many).
+    let deadline = std::env::var("CCLIR_MARKERS_CAMPAIGN_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(|s| started + std::time::Duration::from_secs(s));
     let parts: Vec<Tally> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
-            .map(|w| scope.spawn(move || run_seeds((first..first + seeds).filter(|s| s % workers == w))))
+            .map(|w| {
+                scope.spawn(move || run_seeds_until((first..first + seeds).filter(|s| s % workers == w), deadline))
+            })
             .collect();
         handles.into_iter().map(|h| h.join().expect("a campaign worker")).collect()
     });

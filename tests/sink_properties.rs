@@ -54,6 +54,16 @@ fn run(session: &Session, pipeline: &cclir::BuiltPipeline<'_>, text: &str, what:
     program.to_text()
 }
 
+/// Panics, showing the first difference, when `again` is not `first`.
+fn assert_unchanged(first: &str, again: &str, what: &str) {
+    if first == again {
+        return;
+    }
+    let line = first.lines().zip(again.lines()).position(|(a, b)| a != b).unwrap_or_default();
+    let show = |text: &str| text.lines().skip(line.saturating_sub(8)).take(16).collect::<Vec<_>>().join("\n");
+    panic!("{what} changed it at line {}:\n{}\n--- run again:\n{}", line + 1, show(first), show(again));
+}
+
 /// The output of `pipeline` on `text`, or its diagnostics.
 fn attempt(session: &Session, pipeline: &cclir::BuiltPipeline<'_>, text: &str) -> Result<String, String> {
     let mut program = session.parse(text, "input.mlir").map_err(|e| format!("{e:?}"))?;
@@ -88,31 +98,13 @@ fn the_sink_pass_keeps_its_contract_on_generated_programs() {
         let optimized = run(&session, &minimal, &source, &format!("{what}: the minimal placement is rejected"));
 
         let fixed = run(&session, &minimal, &optimized, &format!("{what}: the minimal pipeline on its own output"));
-        if optimized != fixed {
-            let first = optimized.lines().zip(fixed.lines()).position(|(a, b)| a != b).unwrap_or_default();
-            let show = |text: &str| text.lines().skip(first.saturating_sub(8)).take(16).collect::<Vec<_>>().join("\n");
-            panic!(
-                "{what}: ccl-pipeline{{placement=minimal}} changed its own output at line {}:\n{}\n--- run again:\n{}",
-                first + 1,
-                show(&optimized),
-                show(&fixed)
-            );
-        }
+        assert_unchanged(&optimized, &fixed, &format!("{what}: ccl-pipeline{{placement=minimal}} on its own output"));
         let placed = run(&session, &inserted, &source, &format!("{what}: the insertion"));
         // The walk alone (no scan before it: nothing known of the program)
         // is a fixed point too.
         let walked = run(&session, &sink, &placed, &format!("{what}: the sink pass alone"));
         let again = run(&session, &sink, &walked, &format!("{what}: a second run"));
-        if walked != again {
-            let first = walked.lines().zip(again.lines()).position(|(a, b)| a != b).unwrap_or_default();
-            let show = |text: &str| text.lines().skip(first.saturating_sub(8)).take(16).collect::<Vec<_>>().join("\n");
-            panic!(
-                "{what}: a second run of the sink pass changed its output at line {}:\n{}\n--- a second run:\n{}",
-                first + 1,
-                show(&walked),
-                show(&again)
-            );
-        }
+        assert_unchanged(&walked, &again, &format!("{what}: a second run of the sink pass"));
         let rules_enough = {
             let mut program = session.parse(&placed, "placed.mlir").expect("the insertion's output parses");
             let enough = session.run(&verify, &mut program).is_ok();

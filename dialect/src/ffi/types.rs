@@ -49,7 +49,11 @@ pub fn vector_shape(ty: Type<'_>) -> Option<Vec<i64>> {
         if !mlir_sys::mlirTypeIsAVector(raw) {
             return None;
         }
-        Some((0..mlir_sys::mlirShapedTypeGetRank(raw)).map(|i| mlir_sys::mlirShapedTypeGetDimSize(raw, i as isize)).collect())
+        Some(
+            (0..mlir_sys::mlirShapedTypeGetRank(raw))
+                .map(|i| mlir_sys::mlirShapedTypeGetDimSize(raw, i as isize))
+                .collect(),
+        )
     }
 }
 

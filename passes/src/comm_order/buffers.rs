@@ -101,13 +101,14 @@ impl<'c, 'a> Buffers<'c, 'a> {
     /// Analyses `module` (a program: its top-level functions), whose
     /// functions are `functions` with `kinds`, index for index with its
     /// model.
-    pub fn of(names: &Interned, functions: Vec<OperationRef<'c, 'a>>, kinds: Vec<FunctionKind>, markers: Markers) -> Self {
-        let by_name: FxHashMap<&str, usize> = functions
-            .iter()
-            .enumerate()
-            .rev()
-            .filter_map(|(i, f)| ir::symbol_name(*f).map(|name| (name, i)))
-            .collect();
+    pub fn of(
+        names: &Interned,
+        functions: Vec<OperationRef<'c, 'a>>,
+        kinds: Vec<FunctionKind>,
+        markers: Markers,
+    ) -> Self {
+        let by_name: FxHashMap<&str, usize> =
+            functions.iter().enumerate().rev().filter_map(|(i, f)| ir::symbol_name(*f).map(|name| (name, i))).collect();
         let n = functions.len();
         let mut calls: Vec<(usize, OperationRef<'c, 'a>, usize)> = Vec::new();
         let mut uses = Vec::new();
@@ -137,8 +138,8 @@ impl<'c, 'a> Buffers<'c, 'a> {
         let mut next_root = 0u32;
         // A function nothing calls is an entry: each argument its own
         // buffer.
-        for f in 0..n {
-            if !called[f] {
+        for (f, &is_called) in called.iter().enumerate() {
+            if !is_called {
                 for roots in buffers.arg_roots[f].iter_mut() {
                     *roots = Some(std::iter::once(next_root).collect());
                     next_root += 1;
@@ -168,7 +169,12 @@ impl<'c, 'a> Buffers<'c, 'a> {
     /// the single block of an entry function nothing calls, and no
     /// indirect call outside kernels. Then no launch runs after another on
     /// a rank, and no block slot's cache holds lines an earlier launch left.
-    fn at_most_one_launch(&self, names: &Interned, calls: &[(usize, OperationRef<'c, 'a>, usize)], called: &[bool]) -> bool {
+    fn at_most_one_launch(
+        &self,
+        names: &Interned,
+        calls: &[(usize, OperationRef<'c, 'a>, usize)],
+        called: &[bool],
+    ) -> bool {
         let mut indirect = false;
         for (f, func) in self.functions.iter().enumerate() {
             if self.is_kernel(f) {
@@ -182,7 +188,8 @@ impl<'c, 'a> Buffers<'c, 'a> {
             });
         }
         let _ = names;
-        let mut launches = calls.iter().filter(|&&(caller, _, callee)| !self.is_kernel(caller) && self.is_kernel(callee));
+        let mut launches =
+            calls.iter().filter(|&&(caller, _, callee)| !self.is_kernel(caller) && self.is_kernel(callee));
         let Some(&(caller, op, _)) = launches.next() else { return !indirect };
         if indirect || launches.next().is_some() || called[caller] {
             return false;
@@ -367,7 +374,8 @@ impl<'c, 'a> Buffers<'c, 'a> {
                     Touch::Collective => false,
                     _ => true,
                 };
-                let entry = out.entry(OpKey::of(store.op)).or_insert(PlainReader { read: OpKey::of(read.op), concurrent });
+                let entry =
+                    out.entry(OpKey::of(store.op)).or_insert(PlainReader { read: OpKey::of(read.op), concurrent });
                 if concurrent && !entry.concurrent {
                     *entry = PlainReader { read: OpKey::of(read.op), concurrent };
                 }
@@ -608,8 +616,12 @@ fn collect<'c, 'a>(
             }
         }
         _ if !kernel => {}
-        C::TileStore(store) => add(Touch::LocalWrite { plain: !ir::is_window_bound(names, store.dst()) }, store.dst(), false),
-        C::TensorWrite(write) => add(Touch::LocalWrite { plain: !ir::is_window_bound(names, write.dst()) }, write.dst(), false),
+        C::TileStore(store) => {
+            add(Touch::LocalWrite { plain: !ir::is_window_bound(names, store.dst()) }, store.dst(), false)
+        }
+        C::TensorWrite(write) => {
+            add(Touch::LocalWrite { plain: !ir::is_window_bound(names, write.dst()) }, write.dst(), false)
+        }
         C::Get(get) => {
             add(Touch::LocalWrite { plain: !ir::is_window_bound(names, get.dst()) }, get.dst(), false);
             add(Touch::RemoteRead, get.src(), true);

@@ -41,11 +41,10 @@ use crate::ir;
 use cclir_dialect::ffi::keys::{OpKey, ValueKey};
 use melior::ir::{
     attribute::DenseI64ArrayAttribute,
-    TypeLike,
     block::BlockLike,
     operation::OperationLike,
     r#type::{MemRefType, ShapedTypeLike},
-    BlockRef, OperationRef, RegionLike, Value, ValueLike,
+    BlockRef, OperationRef, RegionLike, TypeLike, Value, ValueLike,
 };
 use smallvec::SmallVec;
 
@@ -608,7 +607,9 @@ impl<'n> Reader<'n> {
             _ => None,
         };
         match (lo, span) {
-            (Some(lo), Some(span)) => Access { rank, base: view.base, lo: Some(lo), span: Some(span), origins: SmallVec::new() },
+            (Some(lo), Some(span)) => {
+                Access { rank, base: view.base, lo: Some(lo), span: Some(span), origins: SmallVec::new() }
+            }
             _ => {
                 let (lo, span) = view.hull();
                 Access { rank, base: view.base, lo, span, origins: SmallVec::new() }
@@ -704,7 +705,13 @@ impl<'n> Reader<'n> {
 
     /// The flat offset of a `memref.subview`'s result: the source's plus
     /// each offset times the source's stride in that dimension.
-    fn subview_offset(&self, op: OperationRef<'_, '_>, source: &View, origins: &mut Origins, depth: u32) -> Option<Affine> {
+    fn subview_offset(
+        &self,
+        op: OperationRef<'_, '_>,
+        source: &View,
+        origins: &mut Origins,
+        depth: u32,
+    ) -> Option<Affine> {
         let statics = ir::attribute_by_name(op, "static_offsets")?;
         let statics = DenseI64ArrayAttribute::try_from(statics).ok()?;
         let dynamic = ir::operand_segment(op, 1)?;
@@ -898,7 +905,13 @@ mod tests {
     }
 
     fn access(base: Base, lo: Affine, span: i128, origins: &[(ValueKey, Origin)]) -> Access {
-        Access { rank: Affine::sym(Sym::Rank), base, lo: Some(lo), span: Some(span), origins: origins.iter().cloned().collect() }
+        Access {
+            rank: Affine::sym(Sym::Rank),
+            base,
+            lo: Some(lo),
+            span: Some(span),
+            origins: origins.iter().cloned().collect(),
+        }
     }
 
     fn iv_origin(of: u32, step: i128, ordered: bool) -> Origin {

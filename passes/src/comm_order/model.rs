@@ -299,8 +299,16 @@ pub fn lower_kernel<'c, 'a>(
     debug_assert_eq!(OpKey::of(func), function.op, "the op of function {index}");
     let mut window_types = FxHashMap::default();
     let mut ops = EventOps::default();
-    let lowered =
-        Lowerer::function(func, function.kind, true, names, &module.by_name, &mut window_types, published, Some(&mut ops));
+    let lowered = Lowerer::function(
+        func,
+        function.kind,
+        true,
+        names,
+        &module.by_name,
+        &mut window_types,
+        published,
+        Some(&mut ops),
+    );
     (lowered, ops)
 }
 
@@ -316,7 +324,8 @@ pub fn lower_alone<'c, 'a>(
     let mut window_types = FxHashMap::default();
     let mut ops = EventOps::default();
     let no_functions = FxHashMap::default();
-    let lowered = Lowerer::function(func, kind, true, names, &no_functions, &mut window_types, published, Some(&mut ops));
+    let lowered =
+        Lowerer::function(func, kind, true, names, &no_functions, &mut window_types, published, Some(&mut ops));
     (lowered, ops)
 }
 

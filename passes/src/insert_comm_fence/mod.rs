@@ -25,8 +25,8 @@
 pub mod kernel;
 pub mod nested;
 pub mod prologue;
-pub mod sound;
 pub mod purity;
+pub mod sound;
 
 #[cfg(test)]
 mod tests;

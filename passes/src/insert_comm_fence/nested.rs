@@ -17,8 +17,8 @@
 
 use super::{kernel, prologue};
 use crate::{
-    comm_order::model::OpKey,
     comm_order::buffers::SoundPlacement,
+    comm_order::model::OpKey,
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
     ir, pass_options, pass_statistics,
 };

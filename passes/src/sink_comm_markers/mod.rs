@@ -27,8 +27,8 @@ use crate::{
     ir, pass_statistics,
 };
 use cclir_dialect::names::{FunctionKind, Interned};
-use sound::Given;
 use melior::ir::OperationRef;
+use sound::Given;
 
 pass_statistics! {
     /// What one run did to the markers.
@@ -140,14 +140,16 @@ impl CclPass for SinkCommMarkers {
             // rules' markers again and runs this pass over them: it must
             // give the output back. Each round does just that to the
             // kernel, until a round gives back what it started from (the
-            // first such round is usually the first; the bound keeps what
-            // the last round left, which the checker proves or rejects).
-            // The statistics count the first round only.
-            let marked = cx
-                .cached_parent_analysis::<PostCollectiveKernels>()
-                .is_some_and(|found| found.marked.contains(&key));
-            let mut print = fingerprint(func);
-            for _ in 0..MAX_ROUNDS {
+            // first such round is usually the first). Rounds may also
+            // cycle (two placements, each giving the other): then the
+            // rounds go on around the cycle to its placement of the least
+            // fingerprint, which a run on that output reaches by the same
+            // cycle, so the pipeline is a fixed point there too. The bound
+            // keeps what the last round left, which the checker proves or
+            // rejects. The statistics count the first round only.
+            let marked =
+                cx.cached_parent_analysis::<PostCollectiveKernels>().is_some_and(|found| found.marked.contains(&key));
+            let round = || {
                 insert_comm_fence::kernel::insert_markers(func, names);
                 if marked {
                     insert_comm_fence::prologue::insert_into(names, func);
@@ -155,12 +157,9 @@ impl CclPass for SinkCommMarkers {
                 complete::before(func, names, sound);
                 let mut again = sink(func, names, given, eraser);
                 fence_rounds(func, names, given, &mut again, eraser);
-                let now = fingerprint(func);
-                if now == print {
-                    break;
-                }
-                print = now;
-            }
+                fingerprint(func)
+            };
+            settle(fingerprint(func), || (round(), true), |rounds, _| rounds >= MAX_ROUNDS);
         }
         counts.added = added;
         self.stats.moved.add(counts.moved);
@@ -237,7 +236,9 @@ fn fingerprint(func: OperationRef<'_, '_>) -> u64 {
                     Some(definer) => ops.get(&ir::OpKey::of(definer)).copied().unwrap_or(usize::MAX).hash(&mut hasher),
                     None => {
                         block_number(ir::owner_block(value)).hash(&mut hasher);
-                        melior::ir::block::BlockArgument::try_from(value).map_or(usize::MAX, |a| a.argument_number()).hash(&mut hasher);
+                        melior::ir::block::BlockArgument::try_from(value)
+                            .map_or(usize::MAX, |a| a.argument_number())
+                            .hash(&mut hasher);
                     }
                 }
             }
@@ -247,6 +248,42 @@ fn fingerprint(func: OperationRef<'_, '_>) -> u64 {
     ops.len().hash(&mut hasher);
     hasher.finish()
 }
+
+/// Runs `step` (which changes the kernel and returns its fingerprint, and
+/// whether it may stop there) from a kernel of fingerprint `start` until
+/// it gives back the fingerprint it started from (a fixed point), or one
+/// seen before (a cycle: it goes on around the cycle to the kernel of the
+/// least fingerprint, which a run from that kernel reaches by the same
+/// cycle), or `stop(steps, may_stop)` says so.
+fn settle(start: u64, mut step: impl FnMut() -> (u64, bool), stop: impl Fn(usize, bool) -> bool) {
+    let mut seen = vec![start];
+    for steps in 1.. {
+        let (now, may_stop) = step();
+        if Some(&now) == seen.last() {
+            return;
+        }
+        if let Some(first) = seen.iter().position(|&print| print == now) {
+            let least = seen[first..].iter().copied().min().unwrap_or(now);
+            let mut at = now;
+            for _ in first..seen.len() {
+                if at == least {
+                    break;
+                }
+                at = step().0;
+            }
+            return;
+        }
+        if stop(steps, may_stop) {
+            return;
+        }
+        seen.push(now);
+    }
+}
+
+/// The walks of one kernel after which the pass stops at a settled one
+/// (each walk before it that changes the kernel may free markers the next
+/// moves further: a few suffice on generated programs).
+const MAX_WALKS: usize = 16;
 
 /// The deepest nesting of ops with regions the pass handles.
 pub const MAX_NESTING: usize = 256;
@@ -275,21 +312,19 @@ fn nested_deeper_than(func: OperationRef<'_, '_>, limit: usize) -> bool {
 /// point (a walk may free a marker the one before stopped: an invalidate
 /// it placed before a read no longer holds the fence after it there). The
 /// walks end: each one after the first follows one that changed the
-/// kernel, and after [`MAX_ROUNDS`] of them the pass stops at the first
-/// walk that is `Walker::settled` (T4's one case that needs another walk).
+/// kernel into one not seen before (a cycle goes round to its kernel of
+/// the least fingerprint and stops), and after [`MAX_WALKS`] of them the
+/// pass stops at the first walk that is `Walker::settled` (T4's one case
+/// that needs another walk), after four times as many at the latest.
 pub fn sink(func: OperationRef<'_, '_>, names: &Interned, given: Given<'_>, eraser: Eraser<'_>) -> Counts {
     let mut total = Counts::default();
-    let mut print = fingerprint(func);
-    for walks in 1.. {
+    let walk = || {
         let know = sound::Knowledge::of(func, names, given);
         let mut walker = walk::Walker::new(names, &know, eraser);
         walker.function(func);
         total.add(walker.counts);
-        let now = fingerprint(func);
-        if now == print || (walks >= MAX_ROUNDS && walker.settled()) {
-            break;
-        }
-        print = now;
-    }
+        (fingerprint(func), walker.settled())
+    };
+    settle(fingerprint(func), walk, |walks, settled| (walks >= MAX_WALKS && settled) || walks >= 4 * MAX_WALKS);
     total
 }

@@ -130,15 +130,7 @@ impl<'n> Knowledge<'n> {
             }
             crate::ir::Walk::Advance
         });
-        Knowledge {
-            names,
-            reader,
-            aliases,
-            conflicting,
-            carried,
-            stored,
-            cache: RefCell::new(FxHashMap::default()),
-        }
+        Knowledge { names, reader, aliases, conflicting, carried, stored, cache: RefCell::new(FxHashMap::default()) }
     }
 
     fn access(&self, op: OperationRef<'_, '_>) -> Option<Access> {
@@ -194,7 +186,9 @@ impl<'n> Knowledge<'n> {
         }
         let Some(target) = self.access(invalidate) else { return true };
         let read_access = match self.reader.access(read) {
-            Some(access) if !self.names.is(Name::of(read), OpKind::Put) && !self.names.is(Name::of(read), OpKind::Get) => {
+            Some(access)
+                if !self.names.is(Name::of(read), OpKind::Put) && !self.names.is(Name::of(read), OpKind::Get) =>
+            {
                 Some(access)
             }
             _ => self.reader.source_access(read),

@@ -480,7 +480,13 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
     /// before the loop), an invalidate one that
     /// reads a line it drops, writes what its write-back may overlap, or,
     /// without the fence, runs a fence.
-    fn may_leave(&self, loop_op: OperationRef<'c, 'a>, walk: &BlockWalk<'c, 'a>, flags: Flags, passed: &Passed<'c, 'a>) -> bool {
+    fn may_leave(
+        &self,
+        loop_op: OperationRef<'c, 'a>,
+        walk: &BlockWalk<'c, 'a>,
+        flags: Flags,
+        passed: &Passed<'c, 'a>,
+    ) -> bool {
         let carry = &walk.carry;
         let know = self.know;
         let stopped = (carry.publishes() && flags.exposure)

@@ -311,7 +311,11 @@ impl Walker<'_, '_> {
                 .as_ref()
                 .is_none_or(|around| around.contains(&owner))
         };
-        state.crossing(owner, &|inner, outer| parents.get(&inner).is_some_and(|chain| chain.contains(&outer)), &mut matters)
+        state.crossing(
+            owner,
+            &|inner, outer| parents.get(&inner).is_some_and(|chain| chain.contains(&outer)),
+            &mut matters,
+        )
     }
 
     fn region(&mut self, region: &Region, state: State, gens: bool) -> State {
@@ -630,11 +634,7 @@ impl Walker<'_, '_> {
                     state.flight.clear();
                 }
             }
-            EventKind::Notify
-            | EventKind::Wait
-            | EventKind::GmRead
-            | EventKind::Collective
-            | EventKind::Return => {}
+            EventKind::Notify | EventKind::Wait | EventKind::GmRead | EventKind::Collective | EventKind::Return => {}
         }
     }
 
@@ -646,7 +646,8 @@ impl Walker<'_, '_> {
         let target = self.accesses.access(order);
         let Some(store) = dirty else {
             let leftover = Access::leftover();
-            let writes = target.as_ref().is_none_or(|t| may_overlap_instances(&leftover, &[], t, &[], self.accesses.aliases()));
+            let writes =
+                target.as_ref().is_none_or(|t| may_overlap_instances(&leftover, &[], t, &[], self.accesses.aliases()));
             return (writes, false);
         };
         if store == ANY_STORE {

@@ -193,7 +193,12 @@ pub fn analyse_in_parallel(
 /// return with writes in flight (`inflight::leaves_in_flight`), to the
 /// fixpoint over kernels calling kernels; true for every function no
 /// kernel calls (never asked) and every function that is not InCore.
-pub fn loud_kernels(module: &Module, program: OperationRef<'_, '_>, names: &Interned, buffers: &Buffers<'_, '_>) -> Vec<bool> {
+pub fn loud_kernels(
+    module: &Module,
+    program: OperationRef<'_, '_>,
+    names: &Interned,
+    buffers: &Buffers<'_, '_>,
+) -> Vec<bool> {
     let mut loud = vec![true; module.functions.len()];
     let callees = buffers.kernel_callees();
     if callees.is_empty() {
@@ -523,14 +528,12 @@ pub fn reports<'c>(
     for (_, v) in kernel_violations {
         let note = kernel_note(v, op(v.sink));
         match findings.plain_readers.get(&v.source) {
-            Some(reader) if v.source_kind == SourceKind::Local => out.push(
-                Report::error(loc(v.source), plain_message(v))
-                    .with_note(loc(v.sink), note)
-                    .with_note(
-                        loc(reader.read),
-                        format!("another block reads it here ({})", crate::ir::op_name(op(reader.read))),
-                    ),
-            ),
+            Some(reader) if v.source_kind == SourceKind::Local => {
+                out.push(Report::error(loc(v.source), plain_message(v)).with_note(loc(v.sink), note).with_note(
+                    loc(reader.read),
+                    format!("another block reads it here ({})", crate::ir::op_name(op(reader.read))),
+                ))
+            }
             _ => out.push(Report::error(loc(v.source), kernel_message(v)).with_note(loc(v.sink), note)),
         }
     }
