@@ -8,6 +8,8 @@ For each pair it runs, on the program as it runs (markers "written": the file
 as it is; "inserted": the file after ccl-insert-comm-fence):
 
   static   ccl-opt -p 'builtin.module(ccl-verify-comm-order)'
+  signals  ccl-opt -p 'builtin.module(ccl-check-signals{ranks=P})' (the static
+           analysis of signal discipline, docs/passes/check-signals.md)
   minimal  ccl-opt -p 'builtin.module(ccl-pipeline{placement=minimal})' (its
            own checker included), then ccl-sim on its output: the fewest
            markers must keep the fix clean and the bug found
@@ -29,6 +31,7 @@ and a precision line (fixes accepted / fixes) per tool.
     python3 bench/bug_corpus.py --artifacts       # also write bugs/<name>/buggy.sarif and buggy.svg (ccl-sim's
                                                   # SARIF log and schedule diagram of the bug, default search)
     python3 bench/bug_corpus.py --json FILE       # every verdict, machine-readable
+    python3 bench/bug_corpus.py --tools static,signals   # only these tools (the others print "-")
 
 It uses the release build (cargo build --release; CCLIR_BENCH_BIN names
 another directory of ccl-opt and ccl-sim) and runs from the repository root,
@@ -48,6 +51,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("CCLIR_BENCH_BIN", os.path.join(ROOT, "target", "release"))
 CORPUS = os.path.join(ROOT, "bugs")
 VERIFY = "builtin.module(ccl-verify-comm-order)"
+SIGNALS = "builtin.module(ccl-check-signals{ranks=%d})"
 INSERT = "builtin.module(ccl-insert-comm-fence)"
 MINIMAL = "builtin.module(ccl-pipeline{placement=minimal})"
 SIM_MODES = {
@@ -120,6 +124,26 @@ def static_verdict(program, source, expected_lines):
             "errors": out.count(": error: ")}
 
 
+def signals_verdict(program, source, expected_lines, ranks):
+    """ccl-check-signals: found when it reports an error naming an expected line (a bug it shows by a
+    schedule), flagged when its errors name other lines, clean when it reports none; "no conclusion"
+    when it could not follow the program (a warning, exit 0)."""
+    code, out, seconds = run([tool("ccl-opt"), program, "-p", SIGNALS % ranks])
+    lines = located_lines(out, source)
+    if code == 0:
+        verdict = "no conclusion" if "no conclusion" in out else "clean"
+    elif code == 1 and " error: " in out:
+        verdict = "found" if lines & expected_lines else "flagged"
+    else:
+        verdict = "error"
+    rules = sorted(set(re.findall(r"\((R[1-8])\)", out)))
+    return {"verdict": verdict, "code": code, "lines": sorted(lines), "seconds": seconds,
+            "errors": out.count(": error: "), "rules": rules}
+
+
+SKIPPED = {"verdict": "-", "code": None, "lines": [], "seconds": 0}
+
+
 def sim_verdict(program, source, case, mode, artifacts=None, variant=None):
     argv = [tool("ccl-sim"), program, "--ranks", str(case["ranks"])] + case.get("search", []) + SIM_MODES[mode]
     if artifacts:
@@ -146,23 +170,31 @@ def sim_verdict(program, source, case, mode, artifacts=None, variant=None):
             "first": out.splitlines()[0] if out else ""}
 
 
-def evaluate(case, artifacts, scratch):
+def evaluate(case, artifacts, scratch, tools):
     results = {}
     for variant in ("buggy", "fixed"):
         source = os.path.join("bugs", case["name"], variant + ".mlir")
         expected_lines = set(case.get("static_lines", case["lines"])) if variant == "buggy" else set()
+        signal_lines = set(case.get("signals_lines", case["lines"])) if variant == "buggy" else set()
         as_run, code, out = compile_program(case, source, INSERT if case["markers"] == "inserted" else None,
                                             scratch)
-        entry = {}
+        entry = {name: SKIPPED for name in TOOLS}
         if as_run is None:
             entry["static"] = {"verdict": "error", "code": code, "lines": [], "seconds": 0, "errors": 0}
             results[variant] = entry
             continue
-        entry["static"] = static_verdict(as_run, source, expected_lines)
+        if "static" in tools:
+            entry["static"] = static_verdict(as_run, source, expected_lines)
+        if "signals" in tools:
+            entry["signals"] = signals_verdict(as_run, source, signal_lines, case["ranks"])
         for mode in SIM_MODES:
-            entry[mode] = sim_verdict(as_run, source, case, mode,
-                                      artifacts if (artifacts and mode == "por" and variant == "buggy") else None,
-                                      variant)
+            if mode in tools:
+                entry[mode] = sim_verdict(as_run, source, case, mode,
+                                          artifacts if (artifacts and mode == "por" and variant == "buggy") else None,
+                                          variant)
+        if "minimal" not in tools:
+            results[variant] = entry
+            continue
         minimal, code, out = compile_program(case, source, MINIMAL, scratch)
         if minimal is None:
             # The pipeline's own checker rejected its output (or it failed): that is a static finding.
@@ -180,7 +212,9 @@ def evaluate(case, artifacts, scratch):
     return results
 
 
-SHORT = {"found": "found", "clean": "clean", "flagged": "flagged*", "elsewhere": "elsewhere*", "timeout": "timeout",
+TOOLS = ["static", "signals"] + list(SIM_MODES) + ["minimal"]
+
+SHORT = {"-": "-", "found": "found", "clean": "clean", "flagged": "flagged*", "elsewhere": "elsewhere*", "timeout": "timeout",
          "no conclusion": "no concl.", "error": "error", "repaired": "repaired"}
 
 
@@ -188,12 +222,12 @@ def cell(buggy, fixed):
     return "%s / %s" % (SHORT.get(buggy["verdict"], buggy["verdict"]), SHORT.get(fixed["verdict"], fixed["verdict"]))
 
 
-def expectation_failures(case, results):
+def expectation_failures(case, results, tools):
     """Verdicts that differ from what case.json says each tool gives today: `expect` names the
     verdict on the bug of the checker (always) and of any other tool that does not find it."""
     failures = []
     expect = case.get("expect", {})
-    for tool_name in ["static"] + list(SIM_MODES) + ["minimal"]:
+    for tool_name in [t for t in TOOLS if t in tools]:
         wanted_bug = expect.get(tool_name, "found")
         got_bug = results["buggy"][tool_name]["verdict"]
         if got_bug != wanted_bug:
@@ -211,7 +245,12 @@ def main():
     parser.add_argument("--artifacts", action="store_true",
                         help="write each bug's SARIF log and schedule diagram beside it (ccl-sim, default search)")
     parser.add_argument("--json", help="write every verdict to this file")
+    parser.add_argument("--tools", help="comma-separated tools to run (default: all of %s)" % ",".join(TOOLS))
     args = parser.parse_args()
+    tools = args.tools.split(",") if args.tools else TOOLS
+    unknown_tools = [t for t in tools if t not in TOOLS]
+    if unknown_tools:
+        sys.exit("bug_corpus.py: no such tool: %s" % ", ".join(unknown_tools))
 
     names = sorted(d for d in os.listdir(CORPUS) if os.path.isfile(os.path.join(CORPUS, d, "case.json")))
     if args.cases:
@@ -228,21 +267,21 @@ def main():
                 case = json.load(f)
             case["name"] = name
             cases.append(case)
-            results = evaluate(case, args.artifacts, scratch)
+            results = evaluate(case, args.artifacts, scratch, tools)
             all_results[name] = results
-            failures[name] = expectation_failures(case, results)
+            failures[name] = expectation_failures(case, results, tools)
             print("ran %s" % name, file=sys.stderr)
 
-    tools = ["static"] + list(SIM_MODES) + ["minimal"]
-    print("| case | report | kind | ranks | static | ccl-sim | ccl-sim plain | ccl-sim dpor | reference "
+    print("| case | report | kind | ranks | static | signals | ccl-sim | ccl-sim plain | ccl-sim dpor | reference "
           "| minimal pipeline | time (s) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for case in cases:
         r = all_results[case["name"]]
-        seconds = sum(r[v][t]["seconds"] for v in ("buggy", "fixed") for t in tools)
-        print("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %.2f |" % (
+        seconds = sum(r[v][t]["seconds"] for v in ("buggy", "fixed") for t in TOOLS)
+        print("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %.2f |" % (
             case["name"], case["report"], case["kind"], case["ranks"],
             cell(r["buggy"]["static"], r["fixed"]["static"]),
+            cell(r["buggy"]["signals"], r["fixed"]["signals"]),
             cell(r["buggy"]["por"], r["fixed"]["por"]),
             cell(r["buggy"]["plain"], r["fixed"]["plain"]),
             cell(r["buggy"]["dpor"], r["fixed"]["dpor"]),
@@ -251,7 +290,7 @@ def main():
             seconds))
     print()
     bugs = len(cases)
-    for t in tools:
+    for t in [t for t in TOOLS if t in tools]:
         verdicts = [all_results[c["name"]]["buggy"][t]["verdict"] for c in cases]
         found = verdicts.count("found")
         repaired = verdicts.count("repaired")
@@ -259,9 +298,11 @@ def main():
         note = " (%d more repaired: the pipeline places the missing marker)" % repaired if repaired else ""
         print("- %s: recall %d/%d bugs found%s, precision %d/%d fixes accepted" % (t, found, bugs, note, accepted,
                                                                                   bugs))
-    either = sum(any(all_results[c["name"]]["buggy"][t]["verdict"] == "found" for t in ("static", "por"))
-                 for c in cases)
-    print("- static or ccl-sim (default search): recall %d/%d bugs found" % (either, bugs))
+    for pair in (("static", "signals"), ("static", "por")):
+        if all(t in tools for t in pair):
+            either = sum(any(all_results[c["name"]]["buggy"][t]["verdict"] == "found" for t in pair) for c in cases)
+            label = {"por": "ccl-sim (default search)"}.get(pair[1], pair[1])
+            print("- %s or %s: recall %d/%d bugs found" % (pair[0], label, either, bugs))
 
     if args.json:
         with open(args.json, "w") as f:

@@ -16,7 +16,7 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace "$@"
 # The simulator's protocol checks explore their largest exhaustive case
-# (P = 2, B = 4, 131,508 states) only when optimized, and so does the proof
+# (P = 2, B = 4, 117,881 states) only when optimized, and so does the proof
 # of the minimal placement of the protocol (P = 3, B = 1 and P = 2, B = 4)
 # and the partial-order reduction's comparison with the plain search (the
 # protocol at P = 2, B = 4), and every search held to the reference

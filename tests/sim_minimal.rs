@@ -311,7 +311,7 @@ fn minimal_placement_of_the_protocol_is_proven_and_every_marker_is_needed() {
     let mut tally = Tally::default();
     // The larger exhaustive searches, each repeated for every marker that
     // does not race when deleted, only in an optimized build; at P = 2,
-    // B = 4 (131,508 states, about 15 s each) the mutants get random
+    // B = 4 (117,881 states, about 15 s each) the mutants get random
     // schedules.
     let mut sizes = vec![(2, 1, Search::Exhaustive), (2, 2, Search::Exhaustive)];
     if !cfg!(debug_assertions) {

@@ -6,8 +6,9 @@
 //! execution reaches. Then each search of the machine runs on the same
 //! program: the plain search (`--por off`), every op a scheduling point
 //! (`--no-reduction --por off`), the persistent sets (`--por on`, on one
-//! thread and on two), the dynamic reduction (`--por dpor`), stateright's
-//! checker, whole states (`--exact`) and 64-bit fingerprints, and seeded
+//! thread and on two), the dynamic reduction (`--por dpor`, on one thread
+//! and on two splitting the tree from the start), stateright's checker,
+//! whole states (`--exact`) and 64-bit fingerprints, and seeded
 //! random schedules. Each must find nothing exactly where the reference
 //! finds nothing, find only kinds the reference reaches, and every finding
 //! it reports (random ones included) must replay step by step in the
@@ -58,6 +59,16 @@ const MODES: &[Mode] = &[
     Mode { name: "--por on", configure: |_| {} },
     Mode { name: "--por on --threads 2", configure: |o| o.search_config.threads = 2 },
     Mode { name: "--por dpor", configure: |o| o.search_config.engine = Engine::Dpor },
+    // Two workers splitting the tree from the first transition (no solo
+    // phase), so that the split is what these small programs exercise.
+    Mode {
+        name: "--por dpor --threads 2",
+        configure: |o| {
+            o.search_config.engine = Engine::Dpor;
+            o.search_config.threads = 2;
+            o.search_config.solo = 0
+        },
+    },
     Mode { name: "--engine stateright", configure: |o| o.search_config.engine = Engine::Stateright },
     Mode { name: "--exact", configure: |o| o.search_config.store = Store::Exact },
     Mode { name: "--fingerprint 64", configure: |o| o.search_config.store = Store::Fingerprint { bits: 64 } },
@@ -79,6 +90,15 @@ struct Tally {
     no_conclusion: BTreeMap<&'static str, usize>,
     replayed: usize,
     disagreements: Vec<String>,
+    /// Programs on which the second worker of `--por dpor --threads 2`
+    /// took over a branch of the first's execution, and how many it took.
+    split: (usize, usize),
+    /// `--por dpor` on one thread: executions run to their end, and those
+    /// cut by sleep sets (what optimal DPOR's wakeup trees would save).
+    dpor: (usize, usize),
+    /// Clean programs whose Mazurkiewicz traces were counted (`traces`):
+    /// how many, `--por dpor`'s executions on them, and their traces.
+    counted: (usize, usize, usize),
 }
 
 impl Tally {
@@ -98,6 +118,15 @@ impl Tally {
         for (mode, count) in &self.no_conclusion {
             println!("  {mode}: no conclusion on {count}");
         }
+        println!("  --por dpor: {} executions, {} more cut by sleep sets", self.dpor.0, self.dpor.1);
+        println!(
+            "  --por dpor on the {} clean programs whose traces could be counted: {} executions, {} Mazurkiewicz traces",
+            self.counted.0, self.counted.1, self.counted.2
+        );
+        println!(
+            "  --por dpor --threads 2: branches taken over by a worker on {} programs ({} in all)",
+            self.split.0, self.split.1
+        );
         if self.coverage.programs > 0 {
             println!("  per-feature coverage of the litmus programs held:");
             for line in self.coverage.table().lines() {
@@ -118,6 +147,10 @@ impl Tally {
         }
         self.replayed += other.replayed;
         self.disagreements.extend(other.disagreements);
+        self.split = (self.split.0 + other.split.0, self.split.1 + other.split.1);
+        self.dpor = (self.dpor.0 + other.dpor.0, self.dpor.1 + other.dpor.1);
+        self.counted =
+            (self.counted.0 + other.counted.0, self.counted.1 + other.counted.1, self.counted.2 + other.counted.2);
         self.coverage.programs += other.coverage.programs;
         for (feature, count) in other.coverage.counts {
             *self.coverage.counts.entry(feature).or_default() += count;
@@ -183,6 +216,8 @@ fn every_search_agrees_with_the_reference_on_litmus_programs() {
     hold_litmus(0..seeds, &mut tally);
     tally.print("litmus programs");
     tally.assert_agrees("litmus programs");
+    // The two-worker mode is held only if its workers do split the tree.
+    assert!(tally.programs < 100 || tally.split.0 > 0, "--por dpor --threads 2 never split the tree");
 }
 
 /// The campaign of bench/reference_campaign.sh: `CCLIR_CAMPAIGN_SEEDS`
@@ -213,6 +248,81 @@ fn campaign() {
     tally.print(&format!("campaign, litmus seeds {first}..{} on {workers} threads", first + seeds));
     println!("campaign time: {:.0} s", started.elapsed().as_secs_f64());
     tally.assert_agrees("the campaign");
+}
+
+/// Executions the trace count enumerates before it gives up.
+const TRACE_EXECUTIONS: usize = 2_000;
+
+/// The Mazurkiewicz traces of `machine` (which runs as `--por dpor` runs
+/// it, without eager wake-ups): every maximal execution enumerated, each
+/// taken as its events (a process and how many events it took before) and
+/// the order of every two that are of one process or whose footprints
+/// conflict; `None` past `cap` executions or at a finding.
+fn traces(machine: &sim::Machine, cap: usize) -> Option<usize> {
+    use sim::machine::footprint::{Footprint, Recorder};
+    use sim::machine::{Action, State};
+    use std::collections::HashSet;
+    use std::sync::Arc;
+
+    type Id = (u8, u16, u128, usize);
+    struct Walk {
+        machine: sim::Machine,
+        recorder: Arc<Recorder>,
+        events: Vec<(Id, Footprint)>,
+        seen: HashSet<Vec<(Id, Id)>>,
+        executions: usize,
+        cap: usize,
+    }
+    impl Walk {
+        /// False once the count gives up.
+        fn visit(&mut self, state: &State) -> bool {
+            if state.finding.is_some() {
+                return false;
+            }
+            let mut actions = Vec::new();
+            self.machine.actions(state, &mut actions);
+            if actions.is_empty() {
+                self.executions += 1;
+                let mut order: Vec<(Id, Id)> = Vec::new();
+                for (i, (a, fa)) in self.events.iter().enumerate() {
+                    for (b, fb) in &self.events[i + 1..] {
+                        if a.0 == b.0 && a.1 == b.1 && a.2 == b.2 || fa.conflicts(fb) {
+                            order.push((*a, *b));
+                        }
+                    }
+                }
+                order.extend(self.events.iter().map(|(id, _)| (*id, *id)));
+                order.sort_unstable();
+                self.seen.insert(order);
+                return self.executions <= self.cap;
+            }
+            for action in actions {
+                let proc = match action {
+                    Action::Step(t) => (0, t, 0),
+                    Action::Land(t, u) => (1, t, sim::shared::digest(&state.inflight[t as usize][u as usize])),
+                    Action::Collective => (2, 0, 0),
+                };
+                let before = self.events.iter().filter(|(id, _)| (id.0, id.1, id.2) == proc).count();
+                let mut next = state.clone();
+                self.machine.apply(&mut next, action);
+                let footprint = self.recorder.take();
+                self.events.push(((proc.0, proc.1, proc.2, before), footprint));
+                let go_on = self.visit(&next);
+                self.events.pop();
+                if !go_on {
+                    return false;
+                }
+            }
+            true
+        }
+    }
+    let recorder = Arc::new(Recorder::default());
+    let mut recording = machine.clone();
+    recording.footprint = Some(recorder.clone());
+    let initial = recording.initial();
+    recorder.take();
+    let mut walk = Walk { machine: recording, recorder, events: Vec::new(), seen: HashSet::new(), executions: 0, cap };
+    walk.visit(&initial).then_some(walk.seen.len())
 }
 
 /// Holds every search to the reference on `program`.
@@ -252,6 +362,25 @@ fn hold(
         (mode.configure)(&mut options);
         let (machine, outcome) = sim::run(compiled.clone(), &options).expect("the machine runs it");
         let exhaustive = matches!(options.search, Search::Exhaustive);
+        if let Some(stats) = outcome.stats().filter(|stats| stats.engine == Engine::Dpor) {
+            if stats.threads == 1 {
+                tally.dpor = (tally.dpor.0 + stats.executions, tally.dpor.1 + stats.sleep_blocked);
+                let clean = matches!(outcome, sim::Outcome::Clean { .. });
+                if let Some(traces) = clean.then(|| traces(&machine, TRACE_EXECUTIONS)).flatten() {
+                    tally.counted = (tally.counted.0 + 1, tally.counted.1 + stats.executions, tally.counted.2 + traces);
+                    // Sleep sets never let two explored executions be
+                    // equivalent: one execution of a trace at most.
+                    if stats.executions > traces {
+                        tally.disagreements.push(format!(
+                            "{what}: ccl-sim --por dpor ran {} executions of {traces} Mazurkiewicz traces",
+                            stats.executions
+                        ));
+                    }
+                }
+            } else if stats.taken_over > 0 {
+                tally.split = (tally.split.0 + 1, tally.split.1 + stats.taken_over);
+            }
+        }
         match crosscheck::judge(&machine, &reference, &explored, &outcome, exhaustive) {
             Ok(crosscheck::Verdict::NoConclusion) => *tally.no_conclusion.entry(mode.name).or_default() += 1,
             Ok(crosscheck::Verdict::Found(_)) => tally.replayed += 1,

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod admit_launch_width;
+pub mod check_signals;
 pub mod comm_order;
 pub mod drop_adjacent_fences;
 pub mod insert_comm_fence;
@@ -36,6 +37,7 @@ pub use admit_launch_width::lanes;
 pub fn all_passes() -> &'static [&'static PassInfo] {
     static PASSES: &[&PassInfo] = &[
         &admit_launch_width::INFO,
+        &check_signals::INFO,
         &drop_adjacent_fences::INFO,
         &insert_comm_fence::nested::FIND_INFO,
         &insert_comm_fence::INFO,

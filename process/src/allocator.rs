@@ -14,6 +14,38 @@ pub trait Meter {
     fn allocated(bytes: usize);
     /// The allocator took `bytes` back.
     fn freed(bytes: usize);
+    /// The allocator could not hand out `bytes`. Rust's default is to
+    /// abort; a meter may end the process its own way instead (see
+    /// [`exit_out_of_memory`]). Like the others, it must not allocate.
+    fn failed(_bytes: usize) {}
+}
+
+/// Ends the process with exit code `code` after writing `message` and the
+/// size asked for to stderr, without allocating and without running exit
+/// handlers (MLIR's static destructors may allocate, or find the heap in
+/// the state that failed): for [`Meter::failed`], where the alternative is
+/// an abort.
+pub fn exit_out_of_memory(message: &[u8], bytes: usize, code: i32) -> ! {
+    // The size in decimal, on the stack.
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = bytes;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for part in [message, &digits[at..], b" bytes: no conclusion\n"] {
+        // SAFETY: `part` is a live, initialized byte slice of that length;
+        // write(2) only reads it. A short or failed write loses part of
+        // the message, nothing else.
+        let _ = unsafe { libc::write(2, part.as_ptr().cast(), part.len()) };
+    }
+    // SAFETY: _exit ends the process at once; it touches no Rust state.
+    unsafe { libc::_exit(code) }
 }
 
 /// An allocator `A` (the system's unless named), reporting to `M`. Install
@@ -54,7 +86,9 @@ unsafe impl<M: Meter, A: GlobalAlloc> GlobalAlloc for Counting<M, A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded as is (see the impl).
         let pointer = unsafe { self.inner.alloc(layout) };
-        if !pointer.is_null() {
+        if pointer.is_null() {
+            M::failed(layout.size());
+        } else {
             M::allocated(layout.size());
         }
         pointer
@@ -65,7 +99,9 @@ unsafe impl<M: Meter, A: GlobalAlloc> GlobalAlloc for Counting<M, A> {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded as is (see the impl).
         let pointer = unsafe { self.inner.alloc_zeroed(layout) };
-        if !pointer.is_null() {
+        if pointer.is_null() {
+            M::failed(layout.size());
+        } else {
             M::allocated(layout.size());
         }
         pointer
@@ -84,7 +120,9 @@ unsafe impl<M: Meter, A: GlobalAlloc> GlobalAlloc for Counting<M, A> {
     unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: forwarded as is (see the impl).
         let moved = unsafe { self.inner.realloc(pointer, layout, new_size) };
-        if !moved.is_null() {
+        if moved.is_null() {
+            M::failed(new_size);
+        } else {
             M::allocated(new_size);
             M::freed(layout.size());
         }

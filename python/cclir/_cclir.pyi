@@ -125,6 +125,7 @@ def simulate(
     por: str = "on",
     max_time: Optional[float] = None,
     no_reduction: bool = False,
+    reference: bool = False,
     # settings-end
 ) -> SimulationResult:
     """Runs ccl-sim on ``text`` over ``ranks`` ranks (every schedule, or ``random`` seeded ones).

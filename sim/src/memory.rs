@@ -83,9 +83,21 @@ fn kib_field(path: &str, name: &str) -> Option<u64> {
 }
 
 /// The default bound: half the machine's physical memory (4 GiB where it
-/// cannot be read).
+/// cannot be read), and at most half the process's address-space limit
+/// (`ulimit -v`): the heap the bound counts is not all the address space
+/// the process maps (code, stacks, the allocator's reserve), and the bound
+/// must stop the search before the system refuses memory.
 pub fn default_limit() -> u64 {
-    kib_field("/proc/meminfo", "MemTotal:").map(|total| total / 2).unwrap_or(4 << 30)
+    let physical = kib_field("/proc/meminfo", "MemTotal:").map(|total| total / 2).unwrap_or(4 << 30);
+    address_space_limit().map_or(physical, |limit| physical.min(limit / 2))
+}
+
+/// The soft address-space limit of this process in bytes, `None` when
+/// unlimited or unreadable (`/proc/self/limits`, "Max address space").
+fn address_space_limit() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = text.lines().find(|line| line.starts_with("Max address space"))?;
+    line["Max address space".len()..].split_whitespace().next()?.parse().ok()
 }
 
 /// `bytes` as people read it: `1.5 GiB`, `640 MiB`, `12 KiB`, `80 bytes`.

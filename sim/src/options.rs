@@ -280,7 +280,7 @@ pub static SETTINGS: &[Setting] = &[
     Setting {
         name: "max-states",
         syntax: Syntax::Value { value: "N", kind: Kind::Int },
-        help: "Stop after generating N states (exhaustive) or taking N steps (random)",
+        help: "Stop after generating N states (exhaustive) or when one schedule takes N steps (random)",
         default: DefaultValue::Text("2000000"),
         python: true,
         excludes: &[],
@@ -299,7 +299,7 @@ pub static SETTINGS: &[Setting] = &[
         name: "max-memory",
         syntax: Syntax::Value { value: "SIZE", kind: Kind::Int },
         help: "Memory the run may hold, in bytes or with K, M, G",
-        default: DefaultValue::Computed("half the machine's"),
+        default: DefaultValue::Computed("the smaller of half the machine's and half the address-space limit"),
         python: true,
         excludes: &[],
         apply: |options, text| {

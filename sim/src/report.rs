@@ -322,9 +322,16 @@ fn grouped(n: usize) -> String {
 /// state, how it searched, and (for fingerprints) the chance it missed a
 /// state.
 pub fn search(stats: &SearchStats) -> String {
+    let threads = if stats.threads == 1 { "1 thread".to_string() } else { format!("{} threads", stats.threads) };
     if stats.engine == Engine::Dpor {
+        let threads = if stats.threads == 1 {
+            threads
+        } else {
+            let branches = if stats.taken_over == 1 { "branch" } else { "branches" };
+            format!("{threads} ({} {branches} taken over)", grouped(stats.taken_over))
+        };
         return format!(
-            "ccl-sim: search: {} executions ({} more cut by sleep sets), {} transitions, depth {}, dynamic partial-order reduction, 1 thread, {:.2} s",
+            "ccl-sim: search: {} executions ({} more cut by sleep sets), {} transitions, depth {}, dynamic partial-order reduction, {threads}, {:.2} s",
             grouped(stats.executions),
             grouped(stats.sleep_blocked),
             grouped(stats.generated),
@@ -349,7 +356,6 @@ pub fn search(stats: &SearchStats) -> String {
         Engine::Stateright => out.push_str(", stateright's breadth-first search"),
         Engine::Dpor => {}
     }
-    let threads = if stats.threads == 1 { "1 thread".to_string() } else { format!("{} threads", stats.threads) };
     write!(out, ", {threads}, {:.2} s", stats.seconds).unwrap();
     if let Some(p) = stats.omission_probability() {
         write!(out, "; a state is missed with probability below {p:.1e}").unwrap();

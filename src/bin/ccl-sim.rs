@@ -293,21 +293,25 @@ fn simulate(mut args: Args) -> (Verdict, Reports) {
     }
     let (machine, outcome) = match sim::simulate(program.operation_ref(), &args.options) {
         Ok(result) => result,
-        Err(error) => {
-            let diagnostic = cclir::Diagnostic {
-                severity: cclir::Severity::Error,
-                loc: error.loc.clone(),
-                message: error.message.clone(),
-                notes: Vec::new(),
-            };
-            return (fail(error), Reports::InputError(vec![diagnostic]));
-        }
+        Err(error) => return input_error(&error),
     };
     if let Some(stats) = outcome.stats().filter(|_| args.stats) {
         eprintln!("{}", report::search(stats));
     }
     let verdict = verdict(&args, &machine, &outcome);
     (verdict.clone(), Reports::Outcome(Box::new(machine), Box::new(outcome), verdict.stdout))
+}
+
+/// A program the simulator cannot run: the located error, printed and
+/// kept for the SARIF log.
+fn input_error(error: &sim::InputError) -> (Verdict, Reports) {
+    let diagnostic = cclir::Diagnostic {
+        severity: cclir::Severity::Error,
+        loc: error.loc.clone(),
+        message: error.message.clone(),
+        notes: Vec::new(),
+    };
+    (fail(error), Reports::InputError(vec![diagnostic]))
 }
 
 /// Explores every execution of `program` under the reference semantics
@@ -317,15 +321,7 @@ fn reference(program: &cclir::Program<'_>, options: &Options) -> (Verdict, Repor
         .and_then(|compiled| sim::run_reference(compiled, options, true));
     let (reference, exploration) = match explored {
         Ok(result) => result,
-        Err(error) => {
-            let diagnostic = cclir::Diagnostic {
-                severity: cclir::Severity::Error,
-                loc: error.loc.clone(),
-                message: error.message.clone(),
-                notes: Vec::new(),
-            };
-            return (fail(error), Reports::InputError(vec![diagnostic]));
-        }
+        Err(error) => return input_error(&error),
     };
     let ranks = options.ranks;
     let verdict = match exploration.found.first() {
@@ -482,5 +478,16 @@ impl allocator::Meter for SimMemory {
 
     fn freed(bytes: usize) {
         memory::freed(bytes);
+    }
+
+    /// Past `--max-memory`'s checks (an address-space limit below it, or
+    /// the machine out of memory), an allocation that fails ends the run
+    /// as a bound does: exit 1, "no conclusion", never an abort.
+    fn failed(bytes: usize) {
+        cclir::process::allocator::exit_out_of_memory(
+            b"ccl-sim: error: the system refused memory (lower --max-memory or raise the address-space limit): an allocation of ",
+            bytes,
+            1,
+        )
     }
 }

@@ -133,8 +133,8 @@ pub enum Engine {
     /// frontier (kept to measure against).
     Stateright,
     /// Dynamic partial-order reduction (`--por dpor`): stateless,
-    /// depth-first, one thread, source sets and sleep sets over what each
-    /// action touched (`dpor`).
+    /// depth-first, on every core, source sets and sleep sets over what
+    /// each action touched (`dpor`).
     Dpor,
 }
 
@@ -153,6 +153,10 @@ pub struct SearchConfig {
     /// Seconds the search may run before it stops with no conclusion
     /// (`--max-time`).
     pub max_seconds: Option<f64>,
+    /// Transitions the first worker of `--por dpor` takes alone before the
+    /// others may split the tree: a small search runs on one thread, so
+    /// what it reports is the same in every run (`dpor::worker`).
+    pub solo: usize,
 }
 
 impl Default for SearchConfig {
@@ -164,6 +168,7 @@ impl Default for SearchConfig {
             engine: Engine::Dfs,
             por: true,
             max_seconds: None,
+            solo: 20_000,
         }
     }
 }
@@ -183,6 +188,9 @@ pub struct SearchStats {
     pub executions: usize,
     /// Executions cut where every enabled action sleeps (`--por dpor`).
     pub sleep_blocked: usize,
+    /// Times a worker of `--por dpor` took over a branch of another's
+    /// execution (work stealing).
+    pub taken_over: usize,
     /// Bytes of the visited set (its table, or the states it keeps).
     pub visited_bytes: u64,
     /// How the states were stored.

@@ -59,7 +59,8 @@ impl Shared<'_> {
         let mut taken: Vec<Action> = Vec::new();
         let mut actions = Vec::new();
         loop {
-            let steps = self.steps.fetch_add(1, Ordering::Relaxed) + 1;
+            // Every run's steps, for the report's total.
+            self.steps.fetch_add(1, Ordering::Relaxed);
             // The actions are listed once a step: a deadlock is a state
             // with none that has not finished (`Machine::deadlocked`).
             actions.clear();
@@ -67,7 +68,9 @@ impl Shared<'_> {
             if state.finding.is_some() || (actions.is_empty() && !machine.finished(&state)) {
                 return RunEnd::Found(taken);
             }
-            if steps >= self.max_states {
+            // The bound is each schedule's: N runs of a program that
+            // takes S steps need S, not N x S (what users read the bound as).
+            if taken.len() >= self.max_states {
                 return RunEnd::Bound(Bound::States(self.max_states));
             }
             let held = memory::in_use();
@@ -127,7 +130,8 @@ impl Shared<'_> {
 
 /// Runs `runs` random schedules from `seed` on `threads` threads (one with
 /// `trace`, which prints each step of each schedule to stderr as it runs),
-/// stopping after `max_states` steps in all or at the memory bound.
+/// stopping when one schedule reaches `max_states` steps or at the memory
+/// bound.
 pub fn random(machine: &Machine, runs: usize, seed: u64, max_states: usize, trace: bool, threads: usize) -> Outcome {
     let shared = Shared {
         machine,
