@@ -136,7 +136,7 @@ fn order_of(function: &model::Function, op: ir::OpKey) -> u32 {
 }
 
 /// The destination of a store (`tile_store`, `tensor_write`, `get`).
-fn store_destination<'c, 'a>(names: &Interned, op: OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
+pub(super) fn store_destination<'c, 'a>(names: &Interned, op: OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
     let kind = names.kind(Name::of(op))?;
     match CclOp::view(kind, op)? {
         CclOp::TileStore(store) => Some(store.dst()),

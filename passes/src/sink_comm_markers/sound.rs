@@ -76,8 +76,13 @@ pub struct Knowledge<'n> {
     /// some path, fences ignored: a fence is never carried past one.
     pub conflicting: FxHashSet<OpKey>,
     /// The loops (and other repeated ops) such a pair spans the back edge
-    /// of: a fence does not leave one.
+    /// of, when the kernel is read coarsely: a fence does not leave one.
     pub carried: FxHashSet<OpKey>,
+    /// Pairs of such writes that meet around the back edge of a loop
+    /// (`inflight::Report::wrapped`): (the loop, the earlier write's op
+    /// or `None` for any, the later's). A fence leaves that loop only if
+    /// one placed in its body is between them.
+    pub wrapped: Vec<(OpKey, Option<OpKey>, OpKey)>,
     /// The buffers the kernel stores into (what a whole-GM invalidate may
     /// write back, with the lines earlier launches left).
     stored: Vec<Base>,
@@ -92,6 +97,7 @@ impl<'n> Knowledge<'n> {
     pub fn of(func: OperationRef<'_, '_>, names: &'n Interned, given: Given<'_>) -> Self {
         let aliases = given.aliases.clone();
         let (function, ops) = model::lower_alone(func, names, FunctionKind::InCore, &FxHashSet::default());
+        let mut wrapped = Vec::new();
         let (conflicting, carried) = if ops.len() > PRECISE_EVENTS {
             let mut conflicting = FxHashSet::default();
             let mut carried = FxHashSet::default();
@@ -116,7 +122,11 @@ impl<'n> Knowledge<'n> {
             let report = inflight::check(&function, &mut accesses, Mode::IgnoringFences);
             let conflicting =
                 report.conflicting_ops.iter().filter_map(|order| ops.get(*order)).map(OpKey::of).collect();
-            (conflicting, report.carried)
+            for &(construct, first, second) in &report.wrapped {
+                let Some(later) = ops.get(second) else { continue };
+                wrapped.push((construct, first.and_then(|first| ops.get(first)).map(OpKey::of), OpKey::of(later)));
+            }
+            (conflicting, FxHashSet::default())
         };
         let reader = Reader::new(names);
         let mut stored = Vec::new();
@@ -130,7 +140,16 @@ impl<'n> Knowledge<'n> {
             }
             crate::ir::Walk::Advance
         });
-        Knowledge { names, reader, aliases, conflicting, carried, stored, cache: RefCell::new(FxHashMap::default()) }
+        Knowledge {
+            names,
+            reader,
+            aliases,
+            conflicting,
+            carried,
+            wrapped,
+            stored,
+            cache: RefCell::new(FxHashMap::default()),
+        }
     }
 
     fn access(&self, op: OperationRef<'_, '_>) -> Option<Access> {

@@ -18,7 +18,10 @@ use super::{
     Counts,
 };
 use crate::{comm_order::trip_guard, framework::Eraser, ir};
-use cclir_dialect::names::{Interned, Name};
+use cclir_dialect::{
+    names::{Interned, Name},
+    ods::OpKind,
+};
 use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, OperationRef};
 use smallvec::SmallVec;
 
@@ -60,6 +63,9 @@ struct Passed<'c, 'a> {
     /// A write that may overlap an earlier write on some path: a fence
     /// stays before it.
     conflict: bool,
+    /// Stores into plain (non-window) buffers, by their destination: an
+    /// invalidate that would write one back stays before it.
+    plain_writes: SmallVec<[melior::ir::Value<'c, 'a>; 2]>,
 }
 
 impl<'c, 'a> Passed<'c, 'a> {
@@ -68,6 +74,7 @@ impl<'c, 'a> Passed<'c, 'a> {
         self.writes.extend(other.writes.iter().copied());
         self.fence |= other.fence;
         self.conflict |= other.conflict;
+        self.plain_writes.extend(other.plain_writes.iter().copied());
     }
 }
 
@@ -92,6 +99,9 @@ struct BlockWalk<'c, 'a> {
     unfenced: bool,
     /// The length of `Walker::tentative` when the walk began.
     mark: usize,
+    /// While the anchor is a `ccl.wait`: the wait, and the anchor before
+    /// it.
+    waited: Option<(OperationRef<'c, 'a>, Option<OperationRef<'c, 'a>>)>,
     flags: Flags,
     carry: Carry<'c, 'a>,
 }
@@ -175,7 +185,28 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         if let Some(kind) = kind {
             if self.know.conflicting.contains(&ir::OpKey::of(op)) && !walk.carry.covers(kind) {
                 if walk.carry.fence.is_some() {
-                    self.place_all(walk);
+                    match (kind, walk.waited) {
+                        // A wait's own invalidate (nothing but
+                        // side-effect-free ops and markers between): the
+                        // fences go before the wait, where the rules put
+                        // them. A wait neither reads nor writes memory, so
+                        // that lands the same writes before the same ops;
+                        // and a later run of the pipeline, whose insertion
+                        // puts the wait's invalidate right after the wait,
+                        // finds them where this run left them (between
+                        // the two, they would stay, and its invalidate's
+                        // write-back would get a fence the rules' has not).
+                        (Kind::Whole, Some((wait, before))) => {
+                            walk.anchor = before;
+                            self.place_all(walk);
+                            if walk.anchor.is_none_or(|anchor| anchor.is_before_in_block(wait)) {
+                                walk.anchor = Some(wait);
+                            }
+                        }
+                        _ => {
+                            self.place_all(walk);
+                        }
+                    }
                 }
                 self.tentative.truncate(walk.mark);
             }
@@ -200,11 +231,20 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
                     passed.writes.push(op);
                 }
                 passed.conflict = self.know.conflicting.contains(&ir::OpKey::of(op));
+                if let Some(dst) = super::complete::store_destination(self.names, op) {
+                    if !ir::is_window_bound(self.names, dst) {
+                        passed.plain_writes.push(dst);
+                    }
+                }
                 self.stop(walk, flags, fenced, &passed);
                 walk.unfenced |= flags.in_flight;
                 walk.flags.join(flags);
                 walk.passed.join(&passed);
+                let before = walk.anchor;
                 walk.set_anchor(op);
+                if self.names.is(Name::of(op), OpKind::Wait) {
+                    walk.waited = Some((op, before));
+                }
                 // What it does may dirty or cache anything again.
                 walk.clean.clear();
             }
@@ -264,6 +304,28 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
         if flags.local_write && !write_may_pass && walk.carry.has_invalidates() && walk.carry.fence.is_none() {
             self.place_invalidates(walk);
         }
+        if walk.carry.invalidates().any(|marker| self.writes_back_a_plain_write(marker, passed)) {
+            self.place_invalidates(walk);
+        }
+    }
+
+    /// Whether invalidate `marker`, carried past what `passed` did, would
+    /// write back one of its plain-buffer stores. The rules' placement
+    /// leaves those lines dirty (it writes back windows only), and which
+    /// plain lines a kernel leaves dirty at its return is what the scan of
+    /// `placement=minimal` reads of every other kernel (the leftovers an
+    /// earlier launch may leave, `Buffers::plain_write_roots`): a move
+    /// that writes more back would change what a second run of the
+    /// pipeline finds, and so its output (not a fixed point).
+    fn writes_back_a_plain_write(&self, marker: OperationRef<'c, 'a>, passed: &Passed<'c, 'a>) -> bool {
+        if passed.plain_writes.is_empty() {
+            return false;
+        }
+        if marker.operand_count() == 0 {
+            return true;
+        }
+        let target = ir::operand(marker, 0);
+        passed.plain_writes.iter().any(|dst| ir::contains_view(self.names, target, *dst))
     }
 
     // -- ops with regions --------------------------------------------------
@@ -493,9 +555,11 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
             || (carry.whole.is_some() && flags.read)
             || (carry.has_invalidates() && carry.fence.is_none() && flags.local_write)
             || (carry.fence.is_some() && know.carried.contains(&ir::OpKey::of(loop_op)))
+            || (carry.fence.is_some() && self.wraps_unfenced(loop_op, walk))
             || (carry.has_invalidates() && carry.fence.is_none() && passed.fence)
             || carry.invalidates().any(|marker| {
-                passed.reads.iter().any(|r| know.drops_line_of(marker, *r))
+                self.writes_back_a_plain_write(marker, passed)
+                    || passed.reads.iter().any(|r| know.drops_line_of(marker, *r))
                     || passed.writes.iter().any(|w| know.write_back_meets(marker, *w))
             });
         !carry.is_empty()
@@ -504,6 +568,45 @@ impl<'n, 'c, 'a> Walker<'n, 'c, 'a> {
                 .regions
                 .iter()
                 .all(|(_, op)| ir::owner_block(ir::operand(*op, 0)).is_none_or(|defined_in| defined_in != walk.block))
+    }
+
+    /// Whether a pair of overlapping writes that meet around the back
+    /// edge of loop `loop_op`, whose body `walk` walked (`Knowledge::wrapped`),
+    /// has no fence placed in the body between them: none after the
+    /// earlier write's op (to the body's end), none before the later's
+    /// (a fence placed in the body runs on every iteration, so one of
+    /// them is on every path from the one to the other). The fence the
+    /// body carries at its end is then the one between them, and stays.
+    /// (The carried fence is still where the walk met it: it does not
+    /// count.)
+    fn wraps_unfenced(&self, loop_op: OperationRef<'c, 'a>, walk: &BlockWalk<'c, 'a>) -> bool {
+        let key = ir::OpKey::of(loop_op);
+        if !self.know.wrapped.iter().any(|(construct, _, _)| *construct == key) {
+            return false;
+        }
+        let carried = walk.carry.fence.map(ir::OpKey::of);
+        let mut position: rustc_hash::FxHashMap<ir::OpKey, usize> = rustc_hash::FxHashMap::default();
+        let mut fences: Vec<usize> = Vec::new();
+        for (index, op) in ir::ops(walk.block).enumerate() {
+            if ir::is_fence(self.names, op) && Some(ir::OpKey::of(op)) != carried {
+                fences.push(index);
+            }
+            position.insert(ir::OpKey::of(op), index);
+            ir::walk_nested(op, |inner| {
+                position.insert(ir::OpKey::of(inner), index);
+                ir::Walk::Advance
+            });
+        }
+        self.know.wrapped.iter().filter(|(construct, _, _)| *construct == key).any(|(_, first, second)| {
+            // Not in this block (a write before the loop, the other region
+            // of an scf.while, any write): no fence of the block is known
+            // to be between them.
+            let (Some(&earlier), Some(&later)) = (first.and_then(|first| position.get(&first)), position.get(second))
+            else {
+                return true;
+            };
+            !fences.iter().any(|&fence| fence > earlier || fence < later)
+        })
     }
 
     /// Takes what `walk` carries out of its block. The fences a branch
@@ -684,6 +787,7 @@ impl<'c, 'a> BlockWalk<'c, 'a> {
             clean: SmallVec::new(),
             unfenced: true,
             mark,
+            waited: None,
             flags: Flags::default(),
             carry,
         }
@@ -700,12 +804,14 @@ impl<'c, 'a> BlockWalk<'c, 'a> {
         }
         if self.anchor.is_none_or(|anchor| anchor != def && anchor.is_before_in_block(def)) {
             self.anchor = Some(def);
+            self.waited = None;
         }
     }
 
     /// Markers now stay after `op`, the last op passed.
     fn set_anchor(&mut self, op: OperationRef<'c, 'a>) {
         self.anchor = Some(op);
+        self.waited = None;
     }
 }
 

@@ -54,6 +54,17 @@ pub enum Flight {
     Many(u32),
 }
 
+impl Flight {
+    /// The order of the op that issued the write (the invalidate, for a
+    /// write-back).
+    pub fn issuer(&self) -> u32 {
+        match *self {
+            Flight::Remote(order) | Flight::Call(order) | Flight::Many(order) => order,
+            Flight::WriteBack { by, .. } | Flight::Leftover { by } => by,
+        }
+    }
+}
+
 /// The most facts of one kind a state holds: past it, the op where it
 /// happened is reported (a fence before it orders what came before), and
 /// the analysis goes on from there with none.
@@ -186,6 +197,17 @@ pub struct Report {
     /// The constructs a conflict's earlier write crossed the back edge of
     /// before the later was issued: a fence for it must be inside them.
     pub carried: FxHashSet<OpKey>,
+    /// The conflicts whose earlier write came around the back edge of a
+    /// construct around the later one: (the construct, the earlier write's
+    /// issuing op, the later write's op), by order; `None` for the earlier
+    /// one when it may be any write. A fence between the two must be in
+    /// the construct. Beyond `carried`: a write's facts record a crossing
+    /// only where its access names a value of the construct, so a `put`
+    /// of a loop-invariant view that meets its own last iteration's (it
+    /// is issued at the later write's op or after it: it came around some
+    /// back edge) is here for every construct around it that it is not
+    /// known not to have crossed.
+    pub wrapped: FxHashSet<(OpKey, Option<u32>, u32)>,
 }
 
 /// Runs the analysis on InCore function `function`.
@@ -514,6 +536,7 @@ impl Walker<'_, '_> {
         let conflict = Conflict { first: *f, second: *w };
         if self.conflicts.contains(&conflict) && cf.iter().all(|c| self.report.carried.contains(c)) {
             self.report.conflicting_ops.insert(order);
+            self.wrapped(*f, cf, order);
             return;
         }
         for flight in [*f, *w] {
@@ -528,6 +551,34 @@ impl Walker<'_, '_> {
             self.conflicts.insert(conflict);
             self.report.conflicting_ops.insert(order);
             self.report.carried.extend(cf.iter().copied());
+            self.wrapped(*f, cf, order);
+        }
+    }
+
+    /// Records in `Report::wrapped` the constructs around op `order` whose
+    /// back edge `first` (in flight there, having crossed `crossed`) came
+    /// around: those it crossed, and, when it was issued at this op or
+    /// after it (so it came around some back edge unrecorded), each one
+    /// whose values its access does not name (its crossing would not be
+    /// recorded).
+    fn wrapped(&mut self, first: Flight, crossed: &Crossed, order: u32) {
+        let issuer = first.issuer();
+        let of = match first {
+            Flight::Remote(o) | Flight::WriteBack { store: o, .. } if o != ANY_STORE => Some(o),
+            _ => None,
+        };
+        for index in 0..self.around.len() {
+            let construct = self.around[index];
+            let wrapped = crossed.contains(&construct)
+                || (issuer >= order
+                    && !of.is_some_and(|o| {
+                        self.sensitive
+                            .get(&o)
+                            .is_some_and(|around| around.as_ref().is_none_or(|a| a.contains(&construct)))
+                    }));
+            if wrapped {
+                self.report.wrapped.insert((construct, Some(issuer), order));
+            }
         }
     }
 
@@ -544,6 +595,7 @@ impl Walker<'_, '_> {
             self.conflicts.insert(Conflict { first: many, second: many });
             self.report.conflicting_ops.insert(order);
             self.report.carried.extend(self.around.iter().copied());
+            self.report.wrapped.extend(self.around.iter().map(|&construct| (construct, None, order)));
             state.flight.clear();
             if self.mode == Mode::IgnoringFences {
                 // No fence ends what is in flight here: the writes stay
