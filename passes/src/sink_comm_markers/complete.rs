@@ -55,17 +55,21 @@ pub fn before(func: OperationRef<'_, '_>, names: &Interned, sound: &SoundPlaceme
             }
         }
     }
-    // The fence goes in for a later reader too: the execution model's
-    // join lands a write-back the kernel started, but ccl-sim's does not
-    // wait for it (docs/passes/sink-comm-markers.md); where the rules
-    // started none, one fence more keeps both race-free.
-    for (store, _) in needs {
+    // A later reader (a later launch, a collective after the return) needs
+    // the write-back only: the join waits for every write in flight of
+    // the launch's blocks (SEMANTICS.md, "Launches"), so it has landed
+    // before anything after the launch reads it. Another block of the
+    // launch, after a notify, needs the fence too.
+    for (store, concurrent) in needs {
         let Some(op) = ops.get(order_of(&function, store)) else { continue };
         let Some(dst) = store_destination(names, op) else { continue };
         let location = op.location();
         let invalidate = ir::insert_after(op, ir::create_cache_invalid(location, Some(dst)));
-        ir::insert_after(invalidate, ir::create_fence(location));
-        added += 2;
+        added += 1;
+        if concurrent {
+            ir::insert_after(invalidate, ir::create_fence(location));
+            added += 1;
+        }
     }
     added
 }
