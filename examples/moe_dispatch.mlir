@@ -51,8 +51,13 @@ func.func @expert_ffn(%recv: memref<1024x64xf32, #ccl.window>, %recv_counts: mem
   return
 }
 
-// Combine: push each expert output row back to the rank that owns the
-// tokens (%owner), then signal it.
+// Combine: push each expert output row back to its own row of the owner's
+// %home (%owner owns the tokens), then signal it. Each row goes through a
+// subview of its row: the rows of two iterations are different elements,
+// so their remote stores may be in flight together and one fence after the
+// loop lands them all (a store of every row into the whole of %home would
+// need a fence per row: two writes of one element in flight may land in
+// either order).
 func.func @combine_send(%out: memref<1024x64xf32, #ccl.window>, %home: memref<1024x64xf32, #ccl.window>,
                         %done: memref<8xi32, #ccl.window>, %owner: i32, %rows: index)
     attributes {ccl.kind = "aiv"} {
@@ -61,7 +66,9 @@ func.func @combine_send(%out: memref<1024x64xf32, #ccl.window>, %home: memref<10
   %c1_i32 = arith.constant 1 : i32
   scf.for %row = %c0 to %rows step %c1 {
     %y = ccl.tile_load %out[%row, %c0] : memref<1024x64xf32, #ccl.window> -> vector<64xf32>
-    ccl.remote_store %y, %home, %owner : vector<64xf32>, memref<1024x64xf32, #ccl.window>, i32
+    %back = memref.subview %home[%row, 0] [1, 64] [1, 1]
+        : memref<1024x64xf32, #ccl.window> to memref<1x64xf32, strided<[64, 1], offset: ?>, #ccl.window>
+    ccl.remote_store %y, %back, %owner : vector<64xf32>, memref<1x64xf32, strided<[64, 1], offset: ?>, #ccl.window>, i32
   }
   ccl.notify atomic_add %done, %owner, %c1_i32 : memref<8xi32, #ccl.window>, i32, i32
   return

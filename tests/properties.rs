@@ -4,8 +4,13 @@
 //! For every program `p`:
 //! (programs with `cf` regions of several blocks and with publishing
 //! wrappers among them, counted and required):
-//! 0. `ccl-pipeline` (admission, insertion, then the checker) accepts it;
-//! 1. `insert(p)` verifies, and `verify(insert(p))` passes;
+//! 0. `ccl-pipeline` (admission, insertion, then the checker) accepts it,
+//!    or rejects it only for races beyond the rules' discipline
+//!    (`verify_comm_order::beyond_the_rules`: writes in flight together,
+//!    plain-buffer writes other blocks read, launches Phase B does not
+//!    see), which the generator's programs often have;
+//! 1. `insert(p)` verifies, and `verify(insert(p))` reports nothing but
+//!    those;
 //! 2. `insert(insert(p)) == insert(p)`, byte for byte;
 //! 3. the checker and the slow oracle (`verify_comm_order::oracle`, naive
 //!    per-source fixpoints) agree exactly, pair for pair, on `p` itself
@@ -15,9 +20,10 @@
 //!    memo, a fresh walk of the call graph per launch);
 //! 4. mutation (on every `MUTATE_EVERY`-th program): each marker the insert
 //!    pass added is deleted, one at a time; the checker must reject the
-//!    mutant exactly when the oracle finds an unprotected path (a
-//!    write/opaque/remote publish reaching a notify or return, a wait
-//!    reaching a GM read, or a launched kernel reading before invalidating).
+//!    mutant for the rules' discipline exactly when the oracle finds an
+//!    unprotected path (a write/opaque/remote publish reaching a notify or
+//!    return, a wait reaching a GM read, or a launched kernel reading
+//!    before invalidating).
 //!    The counts are printed.
 //!
 //! Quick by default (`CCLIR_PROPERTY_CASES`, default 10000 small programs,
@@ -35,7 +41,7 @@ use cclir::{
         oracle as phase_b_oracle, scan,
     },
     passes::insert_comm_fence::prologue,
-    passes::verify_comm_order::{kernel, launches, oracle},
+    passes::verify_comm_order::{beyond_the_rules, kernel, launches, oracle},
     Session,
 };
 use common::inserted_lines;
@@ -77,6 +83,8 @@ struct Counts {
     /// Programs whose summaries took the naive oracle more than one round
     /// (a wrapper called before it is summarised, or a cycle of them).
     summary_rounds: AtomicU64,
+    /// Programs `ccl-pipeline` rejects for races beyond the rules only.
+    beyond: AtomicU64,
 }
 
 /// What the oracle says about a lowered module: is any path unprotected?
@@ -164,6 +172,12 @@ fn marker_kind(line: &str) -> usize {
     }
 }
 
+/// The errors among `diagnostics` that break the rules' discipline (not
+/// the races beyond it).
+fn rules_violations(diagnostics: &[cclir::Diagnostic]) -> usize {
+    diagnostics.iter().filter(|d| d.severity == cclir::Severity::Error && !beyond_the_rules(&d.message)).count()
+}
+
 struct Pipelines<'c> {
     insert: cclir::BuiltPipeline<'c>,
     verify: cclir::BuiltPipeline<'c>,
@@ -193,11 +207,15 @@ fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Co
         }
     }
 
-    // 0. The default pipeline (which ends with the checker) accepts p.
+    // 0. The default pipeline (which ends with the checker) accepts p, or
+    // reports only what the rules do not cover.
     {
         let mut copy = session.parse(&text, "gen.mlir").expect("parsed once already");
         if let Err(e) = session.run(&pipelines.full, &mut copy) {
-            panic!("{what}: ccl-pipeline failed:\n{}", session.render(e.diagnostics()));
+            if rules_violations(e.diagnostics()) > 0 {
+                panic!("{what}: ccl-pipeline failed:\n{}", session.render(e.diagnostics()));
+            }
+            counts.beyond.fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -208,7 +226,9 @@ fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Co
         .parse(&once, "inserted.mlir")
         .unwrap_or_else(|e| panic!("{what}: insert(p) does not verify: {:?}", e.diagnostics()));
     if let Err(e) = session.run(verify, &mut reparsed) {
-        panic!("{what}: verify(insert(p)) failed:\n{}\n{once}", session.render(e.diagnostics()));
+        if rules_violations(e.diagnostics()) > 0 {
+            panic!("{what}: verify(insert(p)) failed:\n{}\n{once}", session.render(e.diagnostics()));
+        }
     }
     assert_eq!(reparsed.to_text(), once, "{what}: the checker changed the program");
 
@@ -238,7 +258,10 @@ fn run_case(session: &Session, pipelines: &Pipelines<'_>, seed: u64, counts: &Co
         let module = model::lower_module(program.operation_ref(), Bodies::All).expect("known kinds");
         compare_with_oracle(&module, &format!("{what} mutant -{victim}"));
         let expected = oracle_violations(&module);
-        let caught = session.run(verify, &mut program).is_err();
+        let caught = match session.run(verify, &mut program) {
+            Ok(()) => false,
+            Err(e) => rules_violations(e.diagnostics()) > 0,
+        };
         assert_eq!(
             caught,
             expected > 0,
@@ -318,10 +341,12 @@ fn generated_programs_keep_their_properties() {
     }
     println!(
         "  coverage: {} programs with cf branches, {} calls publishing through a wrapper, \
-         {} programs whose summaries took more than one naive round",
+         {} programs whose summaries took more than one naive round; {} programs rejected by ccl-pipeline \
+         for races beyond the rules only",
         get(&counts.with_cf),
         get(&counts.wrapper_publishes),
-        get(&counts.summary_rounds)
+        get(&counts.summary_rounds),
+        get(&counts.beyond)
     );
     assert_eq!(get(&counts.programs), cases, "every case ran");
     assert!(get(&counts.with_cf) * 10 >= cases, "cf regions in fewer than 1 in 10 programs");

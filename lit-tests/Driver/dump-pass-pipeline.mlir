@@ -19,7 +19,7 @@ func.func @f() {
 // OPTIONS: Pass Manager with 4 passes:
 // OPTIONS-NEXT: builtin.module(
 // OPTIONS-NEXT:   ccl-pipeline-nested-modules{lower-collectives=false max-blocks=32 placement=rules},
-// OPTIONS-NEXT:   ccl-find-post-collective-kernels,
+// OPTIONS-NEXT:   ccl-find-post-collective-kernels{sound-placement=false},
 // OPTIONS-NEXT:   func.func(
 // OPTIONS-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=32},
 // OPTIONS-NEXT:     ccl-insert-kernel-fence
@@ -40,7 +40,7 @@ func.func @f() {
 // LOWER-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=0}
 // LOWER-NEXT:   ),
 // LOWER-NEXT:   ccl-lower-all-to-all-v{late-snapshot=false},
-// LOWER-NEXT:   ccl-find-post-collective-kernels,
+// LOWER-NEXT:   ccl-find-post-collective-kernels{sound-placement=false},
 // LOWER-NEXT:   func.func(
 // LOWER-NEXT:     ccl-insert-kernel-fence
 // LOWER-NEXT:   ),

@@ -77,7 +77,12 @@ pub static CCL_PIPELINE: PipelineInfo = PipelineInfo {
 fn build_ccl_pipeline(values: OptionValues<'_>) -> String {
     let options = PipelineOptions::from_values(values);
     let admit = format!("{}{{max-blocks={}}}", admit_launch_width::INFO.argument, options.max_blocks);
-    let find = insert_comm_fence::nested::FIND_INFO.argument;
+    let find = match options.placement {
+        // The scan also finds what the minimal placement adds beyond the
+        // rules, for the sink (docs/passes/sink-comm-markers.md).
+        "minimal" => format!("{}{{sound-placement=true}}", insert_comm_fence::nested::FIND_INFO.argument),
+        _ => insert_comm_fence::nested::FIND_INFO.argument.to_string(),
+    };
     let insert = match options.placement {
         // The sink runs on each kernel right after its insertion, in the
         // same adaptor (it reads and changes only that kernel).

@@ -34,6 +34,13 @@ impl ValueKey {
     pub fn of(value: Value<'_, '_>) -> Self {
         Self(value.to_raw().ptr as usize)
     }
+
+    /// A key of a value that does not exist, numbered `index` (odd, as
+    /// `OpKey::synthetic`): for models built without IR, and for "a value
+    /// nothing is known about".
+    pub const fn synthetic(index: u32) -> Self {
+        Self(((index as usize) << 1) | 1)
+    }
 }
 
 /// The identity of a block.

@@ -40,6 +40,23 @@ pub fn memref_parts(ty: Type<'_>) -> Option<(Vec<i64>, Type<'_>, Option<Attribut
     }
 }
 
+/// The shape of a vector type (`None` for any other type).
+pub fn vector_shape(ty: Type<'_>) -> Option<Vec<i64>> {
+    let raw = ty.to_raw();
+    // SAFETY: `raw` is a live type, read as a shaped vector only when it is
+    // one.
+    unsafe {
+        if !mlir_sys::mlirTypeIsAVector(raw) {
+            return None;
+        }
+        Some(
+            (0..mlir_sys::mlirShapedTypeGetRank(raw))
+                .map(|i| mlir_sys::mlirShapedTypeGetDimSize(raw, i as isize))
+                .collect(),
+        )
+    }
+}
+
 /// Whether a memref type has the identity layout (rows laid out one after
 /// the other, so its elements can be viewed as one flat run).
 pub fn has_identity_layout(ty: Type<'_>) -> bool {

@@ -1,10 +1,13 @@
 // ccl-pipeline (with and without the lowering) on empty strings: @"" is an
 // ordinary kernel (it gets its markers and prologue and the checker accepts
-// the result); an empty level or role makes nothing a scan target; an empty
-// kind fails the run with a located error and exit code 1, never an
-// internal error.
+// the result); an empty level or role makes nothing a scan target of the
+// rules (the checker's reading beyond them asks for the prologue: the
+// second part); an empty kind fails the run with a located error and exit
+// code 1, never an internal error.
 // RUN: ccl-opt %s --split-input-file -p 'builtin.module(ccl-pipeline)' --verify-diagnostics | FileCheck %s
 // RUN: ccl-opt %s --split-input-file -p 'builtin.module(ccl-pipeline{lower-collectives=true})' --verify-diagnostics | FileCheck %s
+// RUN: not ccl-opt %s --split-input-file -p 'builtin.module(ccl-pipeline{placement=minimal})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=MINIMAL
+// MINIMAL-NOT: {{error: InCore}}
 // RUN: not ccl-opt %s --split-input-file -p 'builtin.module(ccl-pipeline)' -o %t 2>&1 | FileCheck %s --check-prefix=EXIT
 // EXIT-NOT: internal error
 // EXIT: error: unknown ccl.kind ""
@@ -28,30 +31,39 @@ func.func @""(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref<8x
   return
 }
 
-// CHECK-LABEL: func.func @unscanned(
-// CHECK-NEXT: ccl.read
+func.func @orch(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref<8xi32, #ccl.window>, %i: index,
+                %peer: i32) attributes {ccl.kind = "orchestration"} {
+  ccl.submit @""() : () -> ()
+  call @""(%t, %w, %s, %i, %peer) : (vector<16xf32>, memref<64xf32, #ccl.window>, memref<8xi32, #ccl.window>, index, i32) -> ()
+  return
+}
+
+// -----
+
+// An empty ccl.level or ccl.role makes nothing a scan target of the rules'
+// Phase B: @unscanned gets no prologue. Beyond the rules, the checker
+// reads these functions as the execution model runs them (a barrier, then
+// the launch) and asks for it; placement=minimal adds it.
 func.func @unscanned(%w: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.kind = "aiv"} {
+  // expected-note @below {{the first GM read of @unscanned it reaches}}
   %x = ccl.read %w[%i] : memref<64xf32, #ccl.window> -> f32
   return
 }
 
 func.func @empty_level(%w: memref<64xf32, #ccl.window>, %i: index)
     attributes {ccl.level = "", ccl.role = "orchestrator"} {
+  // expected-note @below {{the publish it runs after}}
   ccl.barrier
+  // expected-error @below {{InCore function @unscanned is launched after a publish the rules' Phase B does not count}}
   call @unscanned(%w, %i) : (memref<64xf32, #ccl.window>, index) -> ()
   return
 }
 
 func.func @empty_role(%w: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.level = "host", ccl.role = ""} {
+  // expected-note @below {{the publish it runs after}}
   ccl.barrier
+  // expected-error @below {{InCore function @unscanned is launched after a publish the rules' Phase B does not count}}
   call @unscanned(%w, %i) : (memref<64xf32, #ccl.window>, index) -> ()
-  return
-}
-
-func.func @orch(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref<8xi32, #ccl.window>, %i: index,
-                %peer: i32) attributes {ccl.kind = "orchestration"} {
-  ccl.submit @""() : () -> ()
-  call @""(%t, %w, %s, %i, %peer) : (vector<16xf32>, memref<64xf32, #ccl.window>, memref<8xi32, #ccl.window>, index, i32) -> ()
   return
 }
 

@@ -12,7 +12,7 @@
 
 // MINIMAL: builtin.module(
 // MINIMAL-NEXT:   ccl-pipeline-nested-modules{lower-collectives=false max-blocks=0 placement=minimal},
-// MINIMAL-NEXT:   ccl-find-post-collective-kernels,
+// MINIMAL-NEXT:   ccl-find-post-collective-kernels{sound-placement=true},
 // MINIMAL-NEXT:   func.func(
 // MINIMAL-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=0},
 // MINIMAL-NEXT:     ccl-insert-kernel-fence,
@@ -20,7 +20,7 @@
 // MINIMAL-NEXT:   ),
 // MINIMAL-NEXT:   ccl-verify-comm-order{max-errors=0}
 
-// LOWERED:      ccl-find-post-collective-kernels,
+// LOWERED:      ccl-find-post-collective-kernels{sound-placement=true},
 // LOWERED-NEXT:   func.func(
 // LOWERED-NEXT:     ccl-insert-kernel-fence,
 // LOWERED-NEXT:     ccl-sink-comm-markers

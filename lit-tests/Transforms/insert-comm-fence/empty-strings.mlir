@@ -5,7 +5,13 @@
 // in unknown-kind.mlir). MLIR prints the empty symbol as
 // @<<INVALID EMPTY SYMBOL>>.
 // RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence)' | FileCheck %s
-// RUN: ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence,ccl-verify-comm-order)' -o /dev/null
+// Beyond the rules, the checker reads the functions with an empty level or
+// role as the execution model runs them (a barrier, then the launch) and
+// asks for @unscanned's prologue; placement=minimal adds it.
+// RUN: not ccl-opt %s -p 'builtin.module(ccl-insert-comm-fence,ccl-verify-comm-order)' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BEYOND
+// RUN: ccl-opt %s -p 'builtin.module(ccl-pipeline{placement=minimal})' -o /dev/null
+// BEYOND-COUNT-2: error: InCore function @unscanned is launched after a publish the rules' Phase B does not count
+// BEYOND-NOT: error:
 
 // CHECK-LABEL: func.func @<<INVALID EMPTY SYMBOL>>(
 // CHECK-NEXT: ccl.cacheinvalid{{$}}

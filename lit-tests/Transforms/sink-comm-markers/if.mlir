@@ -2,8 +2,8 @@
 // group after it (and go on moving). A marker in one branch only stays in
 // that branch: after the scf.if it would also run on the other path. A
 // fence stays with the invalidates of its branch.
-// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers))' | FileCheck %s
-// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers))' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
 
 // CHECK-LABEL: func.func @both_branches
 // CHECK: scf.if

@@ -5,8 +5,8 @@
 // the body, or the loop's trip count is not known and no guard can say it
 // ran (scf.parallel with dynamic bounds, scf.forall, the `after` region of
 // scf.while).
-// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers))' | FileCheck %s
-// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers))' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
 
 // CHECK-LABEL: func.func @body_notifies
 // CHECK: scf.for

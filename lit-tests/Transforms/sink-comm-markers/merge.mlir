@@ -1,16 +1,21 @@
 // T2: markers that meet at one point become one canonical group: one
 // region invalidate per SSA value (none when a whole-GM invalidate is
 // there: it writes back and drops every line), then at most one fence.
-// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers))' | FileCheck %s
-// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers))' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
 
+// The two write-backs of %a[%i] merge into one. The remote store into
+// %b (the peer may be this rank) may overlap %b's write-back: the
+// invalidates and a fence stay before it (a fence between two writes of one
+// location in flight).
 // CHECK-LABEL: func.func @run_of_publishes
 // CHECK-NEXT: ccl.tile_store %{{.*}}, %[[A:arg[0-9]+]]
 // CHECK-NEXT: ccl.tile_store %{{.*}}, %[[B:arg[0-9]+]]
 // CHECK-NEXT: ccl.tile_store %{{.*}}, %[[A]]
-// CHECK-NEXT: ccl.remote_store
 // CHECK-NEXT: ccl.cacheinvalid %[[A]] :
 // CHECK-NEXT: ccl.cacheinvalid %[[B]] :
+// CHECK-NEXT: ccl.fence
+// CHECK-NEXT: ccl.remote_store
 // CHECK-NEXT: ccl.fence
 // CHECK-NEXT: ccl.notify
 // CHECK-NEXT: return

@@ -16,11 +16,11 @@
 // CHECK-NEXT: return
 module {
   module @inner {
-    func.func @k(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %n: index) attributes {ccl.kind = "aiv"} {
+    func.func @k(%t: vector<1xf32>, %w: memref<64xf32, #ccl.window>, %n: index) attributes {ccl.kind = "aiv"} {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       scf.for %i = %c0 to %n step %c1 {
-        ccl.tile_store %t, %w[%i] : vector<16xf32>, memref<64xf32, #ccl.window>
+        ccl.tile_store %t, %w[%i] : vector<1xf32>, memref<64xf32, #ccl.window>
       }
       return
     }

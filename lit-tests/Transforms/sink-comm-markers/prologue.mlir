@@ -2,8 +2,8 @@
 // invalidate, then a fence) moves like a publish's markers: its invalidate
 // to the first GM read, where a wait's invalidate merges into it, and its
 // fence to the first exposure, where it merges with the publishes' fence.
-// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers))' | FileCheck %s
-// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers))' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
 
 // CHECK-LABEL: func.func @consumer
 // CHECK: scf.for

@@ -3,8 +3,8 @@
 // the data: GM reads, other stores, arithmetic. They stop right
 // before the op that can: here a ccl.notify. Side-effect-free ops right
 // before the notify are not passed (nothing is gained by it).
-// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers))' | FileCheck %s
-// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers))' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
 // RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %s > /dev/null
 
 // CHECK-LABEL: func.func @to_notify

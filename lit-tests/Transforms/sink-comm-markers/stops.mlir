@@ -2,7 +2,7 @@
 // another block see the data, so the markers stay before it: a call or a
 // submit (the callee may notify), a collective, an op the pass does not
 // know, and any op with regions that holds one of them.
-// RUN: ccl-opt %s --split-input-file -p 'builtin.module(func.func(ccl-sink-comm-markers))' | FileCheck %s
+// RUN: ccl-opt %s --split-input-file -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers))' | FileCheck %s
 
 // The store's markers pass the wait and meet its whole-GM invalidate,
 // which covers the window's: both stop before the call.

@@ -1,8 +1,8 @@
 // Only InCore functions (ccl.kind incore, aic, aiv) with a body change:
 // orchestration code and declarations keep their bytes. An unknown
 // ccl.kind is a located error (exit code 1), as in the insert pass.
-// RUN: ccl-opt %s --split-input-file -p 'builtin.module(func.func(ccl-sink-comm-markers))' --verify-diagnostics | FileCheck %s
-// RUN: not ccl-opt %s --split-input-file -p 'builtin.module(func.func(ccl-sink-comm-markers))' -o %t 2>&1 | FileCheck %s --check-prefix=EXIT
+// RUN: ccl-opt %s --split-input-file -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers))' --verify-diagnostics | FileCheck %s
+// RUN: not ccl-opt %s --split-input-file -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers))' -o %t 2>&1 | FileCheck %s --check-prefix=EXIT
 
 // CHECK-LABEL: func.func @host
 // CHECK-NEXT: ccl.fence

@@ -5,8 +5,8 @@
 // and, with no fence carried with it, before a write (so that it never
 // starts a write-back that no fence lands before the data is exposed),
 // unless the rules' markers for that write follow it.
-// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers))' | FileCheck %s
-// RUN: ccl-opt %s -p 'builtin.module(func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers))' | FileCheck %s
+// RUN: ccl-opt %s -p 'builtin.module(ccl-find-post-collective-kernels{sound-placement=true},func.func(ccl-sink-comm-markers),ccl-verify-comm-order)' -o /dev/null
 
 // CHECK-LABEL: func.func @to_read
 // CHECK-NEXT: ccl.wait

@@ -18,6 +18,7 @@ func.func @""(%t: vector<16xf32>, %w: memref<64xf32, #ccl.window>, %s: memref<8x
 }
 
 func.func @unscanned(%w: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.kind = "aiv"} {
+  // expected-note @below {{the first GM read of @unscanned it reaches}}
   %x = ccl.read %w[%i] : memref<64xf32, #ccl.window> -> f32
   return
 }
@@ -32,13 +33,17 @@ func.func private @template() attributes {ccl.builtin_template_dir = ""}
 
 func.func @empty_level(%w: memref<64xf32, #ccl.window>, %i: index)
     attributes {ccl.level = "", ccl.role = "orchestrator"} {
+  // expected-note @below {{the publish it runs after}}
   ccl.barrier
+  // expected-error @below {{InCore function @unscanned is launched after a publish the rules' Phase B does not count (in an earlier iterat}}
   call @unscanned(%w, %i) : (memref<64xf32, #ccl.window>, index) -> ()
   return
 }
 
 func.func @empty_role(%w: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.level = "host", ccl.role = ""} {
+  // expected-note @below {{the publish it runs after}}
   ccl.barrier
+  // expected-error @below {{InCore function @unscanned is launched after a publish the rules' Phase B does not count (in an earlier iterat}}
   call @unscanned(%w, %i) : (memref<64xf32, #ccl.window>, index) -> ()
   return
 }

@@ -123,6 +123,7 @@ func.func @no_read(%t: vector<16xf32>, %p: memref<64xf32>, %i: index) attributes
 }
 
 func.func @stage(%w: memref<64xf32, #ccl.window>, %i: index) attributes {ccl.kind = "incore"} {
+  // expected-note @below {{the first GM read of @stage it reaches}}
   %x = ccl.read %w[%i] : memref<64xf32, #ccl.window> -> f32
   return
 }
@@ -140,7 +141,9 @@ func.func @host(%w: memref<64xf32, #ccl.window>, %t: vector<16xf32>, %p: memref<
 func.func @parallel_host(%w: memref<64xf32, #ccl.window>, %i: index, %lb: index, %ub: index, %st: index)
     attributes {ccl.kind = "orchestration"} {
   scf.parallel (%k) = (%lb) to (%ub) step (%st) {
+    // expected-error @below {{InCore function @stage is launched after a publish the rules' Phase B does not count (in an earlier iteration}}
     func.call @stage(%w, %k) : (memref<64xf32, #ccl.window>, index) -> ()
+    // expected-note @below {{the publish it runs after}}
     ccl.barrier
     scf.reduce
   }

@@ -17,7 +17,9 @@
 //! oracles of the property tests (`oracle` here, `verify_comm_order::oracle`
 //! for the kernel rules) share only the tree with them.
 
+pub mod buffers;
 pub mod call_graph;
+pub mod memory;
 pub mod model;
 /// Only for tests (the unit tests, and the property tests through the
 /// `test-oracles` feature): not in the shipped library.

@@ -155,6 +155,10 @@ pub struct Function {
     pub window_count: u32,
     /// How many ops the function has (events or not).
     pub op_count: u32,
+    /// The op owning each region (by region id): the loop, `scf.while` or
+    /// other op whose back edges the checker's facts cross, or the op
+    /// whose region of several blocks they move around in.
+    pub region_owners: Vec<OpKey>,
     /// The functions of the module its call-like ops name, sorted, each
     /// once: its edges in the call graph, gathered while lowering (on the
     /// thread that lowers it) rather than by a second walk of the tree.
@@ -228,7 +232,16 @@ pub fn lower_module<'c>(module: OperationRef<'c, '_>, bodies: Bodies) -> Result<
     }
     let mut window_types = FxHashMap::default();
     for (op, kind) in functions {
-        let function = Lowerer::function(op, kind, bodies.wants(kind), &names, &out.by_name, &mut window_types);
+        let function = Lowerer::function(
+            op,
+            kind,
+            bodies.wants(kind),
+            &names,
+            &out.by_name,
+            &mut window_types,
+            &FxHashSet::default(),
+            None,
+        );
         out.functions.push(function);
     }
     Ok(out)
@@ -267,14 +280,82 @@ pub fn lower_module_in_parallel<'c>(
 /// It reads only that function, so the functions of a module can be
 /// lowered one per task, on any thread.
 pub fn lower_body(module: &Module, index: usize, func: OperationRef<'_, '_>, names: &Interned) -> Function {
+    lower_kernel(module, index, func, names, &FxHashSet::default()).0
+}
+
+/// As [`lower_body`], and the op of every event (by its order, ascending),
+/// for the analyses that read an event's operands again. The stores of
+/// `published` (plain-buffer writes another block reads:
+/// `comm_order::buffers`) are local publishes of their destination, as a
+/// window store is.
+pub fn lower_kernel<'c, 'a>(
+    module: &Module,
+    index: usize,
+    func: OperationRef<'c, 'a>,
+    names: &Interned,
+    published: &FxHashSet<OpKey>,
+) -> (Function, EventOps<'c, 'a>) {
     let function = &module.functions[index];
     debug_assert_eq!(OpKey::of(func), function.op, "the op of function {index}");
     let mut window_types = FxHashMap::default();
-    Lowerer::function(func, function.kind, true, names, &module.by_name, &mut window_types)
+    let mut ops = EventOps::default();
+    let lowered = Lowerer::function(
+        func,
+        function.kind,
+        true,
+        names,
+        &module.by_name,
+        &mut window_types,
+        published,
+        Some(&mut ops),
+    );
+    (lowered, ops)
 }
 
-struct Lowerer<'t> {
+/// Lowers function `func` (its body) on its own, with no module around
+/// it: its calls name no function of the model. For the passes that run
+/// on one function (the sink), which may not read the others.
+pub fn lower_alone<'c, 'a>(
+    func: OperationRef<'c, 'a>,
+    names: &Interned,
+    kind: FunctionKind,
+    published: &FxHashSet<OpKey>,
+) -> (Function, EventOps<'c, 'a>) {
+    let mut window_types = FxHashMap::default();
+    let mut ops = EventOps::default();
+    let no_functions = FxHashMap::default();
+    let lowered =
+        Lowerer::function(func, kind, true, names, &no_functions, &mut window_types, published, Some(&mut ops));
+    (lowered, ops)
+}
+
+/// The ops of a lowered function's events, by order.
+#[derive(Default)]
+pub struct EventOps<'c, 'a>(Vec<(u32, OperationRef<'c, 'a>)>);
+
+impl<'c, 'a> EventOps<'c, 'a> {
+    /// How many events.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The op of the event numbered `order`.
+    pub fn get(&self, order: u32) -> Option<OperationRef<'c, 'a>> {
+        self.0.binary_search_by_key(&order, |(o, _)| *o).ok().map(|at| self.0[at].1)
+    }
+}
+
+struct Lowerer<'t, 'c, 'a> {
     names: &'t Interned,
+    /// Plain-buffer stores that publish (see [`lower_kernel`]).
+    published: &'t FxHashSet<OpKey>,
+    /// Where the events' ops are kept, when the caller wants them.
+    event_ops: Option<&'t mut EventOps<'c, 'a>>,
+    region_owners: Vec<OpKey>,
     by_name: &'t FxHashMap<String, usize>,
     order: u32,
     regions: u32,
@@ -287,17 +368,23 @@ struct Lowerer<'t> {
     callees: Vec<usize>,
 }
 
-impl<'t> Lowerer<'t> {
+impl<'t, 'c, 'a> Lowerer<'t, 'c, 'a> {
+    #[allow(clippy::too_many_arguments)]
     fn function(
-        func: OperationRef<'_, '_>,
+        func: OperationRef<'c, 'a>,
         kind: FunctionKind,
         lower: bool,
         names: &'t Interned,
         by_name: &'t FxHashMap<String, usize>,
         window_types: &'t mut FxHashMap<TypeKey, bool>,
+        published: &'t FxHashSet<OpKey>,
+        event_ops: Option<&'t mut EventOps<'c, 'a>>,
     ) -> Function {
         let mut lowerer = Lowerer {
             names,
+            published,
+            event_ops,
+            region_owners: Vec::new(),
             by_name,
             order: 0,
             regions: 0,
@@ -322,13 +409,16 @@ impl<'t> Lowerer<'t> {
             region_count: lowerer.regions,
             window_count: lowerer.windows.len() as u32,
             op_count: lowerer.order,
+            region_owners: lowerer.region_owners,
             callees,
         }
     }
 
-    fn region(&mut self, region: RegionRef<'_, '_>) -> Region {
+    fn region(&mut self, region: RegionRef<'c, 'a>) -> Region {
         let id = self.regions;
         self.regions += 1;
+        let owner = region.first_block().and_then(|b| b.parent_operation()).map(OpKey::of);
+        self.region_owners.push(owner.unwrap_or(OpKey::synthetic(u32::MAX)));
         let Some(entry) = region.first_block() else {
             return Region { id, blocks: Vec::new() };
         };
@@ -337,7 +427,7 @@ impl<'t> Lowerer<'t> {
         if entry.next_in_region().is_none() {
             return Region { id, blocks: vec![Block { nodes: self.nodes(entry), successors: Vec::new() }] };
         }
-        let refs: Vec<BlockRef<'_, '_>> = ir::blocks(region).collect();
+        let refs: Vec<BlockRef<'c, 'a>> = ir::blocks(region).collect();
         // A successor outside the region cannot be (the verifier rejects it).
         let index: FxHashMap<BlockKey, u32> =
             refs.iter().enumerate().map(|(i, block)| (BlockKey::of(*block), i as u32)).collect();
@@ -360,7 +450,7 @@ impl<'t> Lowerer<'t> {
     /// (`trip_guard`) becomes one `scf.if` whose then-branch starts with
     /// the loop and whose else-branch skips it: the two run together, and
     /// the path "the body ran, then the guard's else-branch" does not exist.
-    fn nodes(&mut self, block: BlockRef<'_, '_>) -> Vec<Node> {
+    fn nodes(&mut self, block: BlockRef<'c, 'a>) -> Vec<Node> {
         let start = self.scratch.len();
         // The `scf.for` of the last node of this block, if it is one.
         let mut last_for = None;
@@ -389,24 +479,39 @@ impl<'t> Lowerer<'t> {
         bound.then(|| self.window_id(value))
     }
 
+    /// The window a store publishes: its window-bound destination, or a
+    /// plain destination the store is one of `published` for.
+    fn published_window(&mut self, op: OperationRef<'_, '_>, dst: Value<'_, '_>) -> Option<WindowId> {
+        match self.window_of(dst) {
+            Some(window) => Some(window),
+            None if !self.published.is_empty() && self.published.contains(&OpKey::of(op)) => Some(self.window_id(dst)),
+            None => None,
+        }
+    }
+
     fn window_id(&mut self, value: Value<'_, '_>) -> WindowId {
         let next = self.windows.len() as WindowId;
         *self.windows.entry(ValueKey::of(value)).or_insert(next)
     }
 
-    fn op(&mut self, op: OperationRef<'_, '_>) -> Option<Node> {
+    fn op(&mut self, op: OperationRef<'c, 'a>) -> Option<Node> {
         let order = self.order;
         self.order += 1;
         let name = Name::of(op);
+        if let Some(ops) = self.event_ops.as_deref_mut() {
+            if self.names.kind(name).is_some() || name == self.names.call || name == self.names.func_return {
+                ops.0.push((order, op));
+            }
+        }
         let event = |kind| Some(Node::Event(Event { op: OpKey::of(op), order, kind }));
         let names = self.names;
         if let Some(kind) = names.kind(name) {
             let view = cclir_dialect::ods::CclOp::view(kind, op)?;
             use cclir_dialect::ods::CclOp as C;
             return match view {
-                C::TileStore(store) => event(EventKind::Store { window: self.window_of(store.dst()) }),
-                C::TensorWrite(write) => event(EventKind::Store { window: self.window_of(write.dst()) }),
-                C::Get(get) => event(EventKind::Store { window: self.window_of(get.dst()) }),
+                C::TileStore(store) => event(EventKind::Store { window: self.published_window(op, store.dst()) }),
+                C::TensorWrite(write) => event(EventKind::Store { window: self.published_window(op, write.dst()) }),
+                C::Get(get) => event(EventKind::Store { window: self.published_window(op, get.dst()) }),
                 C::RemoteStore(_) | C::Put(_) => event(EventKind::RemoteStore),
                 C::Submit(submit) => event(EventKind::Call { callee: self.callee(submit.callee()), submit: true }),
                 C::AllToAllV(_) | C::AllReduce(_) | C::Barrier(_) => event(EventKind::Collective),
@@ -432,7 +537,14 @@ impl<'t> Lowerer<'t> {
         if name == names.func || name == names.module || op.region_count() == 0 {
             return None;
         }
-        let mut regions: Vec<Region> = ir::regions(op).map(|region| self.region(region)).collect();
+        // A loop, not an iterator adapter: this recursion is one level per
+        // nesting level of the IR, on whatever stack the pass runs on (a
+        // thread pool worker's, for the function passes), so each level
+        // costs as few frames as it can.
+        let mut regions: Vec<Region> = Vec::new();
+        for region in ir::regions(op) {
+            regions.push(self.region(region));
+        }
         if regions.iter().all(Region::is_empty) {
             return None;
         }

@@ -64,13 +64,56 @@ pub struct ScanStats {
     pub wrapper_publishes: u64,
 }
 
+/// Which program the scan reads: the rules' Phase B
+/// ([`ScanRules::PHASE_B`]), or what the execution model runs
+/// ([`ScanRules::SOUND`], the checker's soundness rules: docs/semantics.md,
+/// the Soundness paragraph).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanRules<'l> {
+    /// Functions with no orchestration-like kind (no `ccl.kind`, `group`,
+    /// `spmd`, `opaque`) run collectives and launch kernels as well: scan
+    /// them, and count a call of one as a wrapper's.
+    pub other_targets: bool,
+    /// Parallel loops' iterations run one after another too: rescan them.
+    pub rescan_parallel: bool,
+    /// A launch sets the flag as a publish does ("a launch ran on this
+    /// rank before"): with `Some(kernels)`, a call of an InCore function
+    /// `kernels` holds (by module index), of a function the module does
+    /// not define, and a submit.
+    pub launches_publish: Option<&'l [bool]>,
+}
+
+impl<'l> ScanRules<'l> {
+    /// Phase B as docs/semantics.md writes it.
+    pub const PHASE_B: ScanRules<'static> =
+        ScanRules { other_targets: false, rescan_parallel: false, launches_publish: None };
+    /// Phase B over every path the execution model runs.
+    pub const SOUND: ScanRules<'static> =
+        ScanRules { other_targets: true, rescan_parallel: true, launches_publish: None };
+
+    /// As `SOUND`, with a launch of one of `kernels` as the publish.
+    pub fn after_launches_of(kernels: &'l [bool]) -> Self {
+        ScanRules { launches_publish: Some(kernels), ..ScanRules::SOUND }
+    }
+
+    pub fn is_target(self, kind: FunctionKind) -> bool {
+        kind == FunctionKind::Orchestration || (self.other_targets && kind == FunctionKind::Other)
+    }
+}
+
 /// Scans every orchestration-like function of `module`, in module order,
 /// once each: the summaries are solved first ([`summaries`]), so every call
 /// of a wrapper is read with its final answer.
 pub fn scan_module(module: &Module, launches: &mut dyn Launches) -> ScanStats {
+    scan_module_with(module, ScanRules::PHASE_B, launches)
+}
+
+/// [`scan_module`] under `rules`.
+pub fn scan_module_with(module: &Module, rules: ScanRules<'_>, launches: &mut dyn Launches) -> ScanStats {
     let mut scanner = Scanner {
         module,
-        summaries: summaries(module),
+        rules,
+        summaries: summaries_with(module, rules),
         saturated: FunctionFlags::new(module, |function| function.region_count),
         wrapper_calls: FunctionFlags::new(module, |function| function.op_count),
         caller: 0,
@@ -78,7 +121,7 @@ pub fn scan_module(module: &Module, launches: &mut dyn Launches) -> ScanStats {
         stats: ScanStats::default(),
     };
     for (f, function) in module.functions.iter().enumerate() {
-        if function.kind == FunctionKind::Orchestration {
+        if rules.is_target(function.kind) {
             scanner.stats.scan_targets += 1;
             scanner.function(f);
         }
@@ -127,6 +170,7 @@ impl FunctionFlags {
 
 struct Scanner<'m, 'l> {
     module: &'m Module,
+    rules: ScanRules<'m>,
     /// Per function: whether its own scan ends with the flag set (solved
     /// before the scan).
     summaries: Vec<bool>,
@@ -247,7 +291,8 @@ impl Scanner<'_, '_> {
             Node::Switch { cases } => cases.iter().fold(seen, |any, case| self.region(case, seen).or(any)),
             Node::Scope { body } => self.region(body, seen),
             Node::Loop { kind: LoopKind::Sequential, body } => self.sequential_loop(&[body], seen),
-            Node::Loop { kind: LoopKind::Parallel, body } => self.region(body, seen),
+            Node::Loop { kind: LoopKind::Parallel, body } if !self.rules.rescan_parallel => self.region(body, seen),
+            Node::Loop { kind: LoopKind::Parallel, body } => self.sequential_loop(&[body], seen),
             Node::While { before, after } => self.sequential_loop(&[before, after], seen),
             Node::Opaque { regions } => {
                 let regions: Vec<&Region> = regions.iter().collect();
@@ -262,11 +307,11 @@ impl Scanner<'_, '_> {
                 if let Some(publish) = seen {
                     self.launches.launch(self.caller, event, *callee, publish);
                 }
-                let through_wrapper = wrapper(self.module, *callee).is_some_and(|w| self.summaries[w]);
+                let through_wrapper = wrapper(self.module, self.rules, *callee).is_some_and(|w| self.summaries[w]);
                 if through_wrapper {
                     self.wrapper_calls.set(self.caller, event.order);
                 }
-                if through_wrapper || publishes_by_itself(self.module, *callee, *submit) {
+                if through_wrapper || publishes_by_itself(self.module, self.rules, *callee, *submit) {
                     seen.or(Some(event.op))
                 } else {
                     seen
@@ -279,15 +324,25 @@ impl Scanner<'_, '_> {
 }
 
 /// Whether a call-like op publishes whatever its callee does: a
-/// `ccl.submit`, or a call of a builtin-template function.
-fn publishes_by_itself(module: &Module, callee: Option<usize>, submit: bool) -> bool {
-    submit || callee.is_some_and(|c| module.functions[c].builtin_template)
+/// `ccl.submit`, or a call of a builtin-template function; under
+/// `launches_publish`, any launch (a call of an InCore function or of a
+/// function the module does not define).
+fn publishes_by_itself(module: &Module, rules: ScanRules<'_>, callee: Option<usize>, submit: bool) -> bool {
+    submit
+        || callee.is_some_and(|c| module.functions[c].builtin_template)
+        || rules.launches_publish.is_some_and(|kernels| {
+            callee.is_none_or(|c| {
+                let function = &module.functions[c];
+                (function.kind == FunctionKind::InCore && kernels.get(c).copied().unwrap_or(true))
+                    || (function.kind != FunctionKind::InCore && function.body.is_none())
+            })
+        })
 }
 
 /// The callee of a call-like op when it is a wrapper (orchestration-like):
 /// the call publishes when the callee's summary holds.
-fn wrapper(module: &Module, callee: Option<usize>) -> Option<usize> {
-    callee.filter(|&c| module.functions[c].kind == FunctionKind::Orchestration)
+fn wrapper(module: &Module, rules: ScanRules<'_>, callee: Option<usize>) -> Option<usize> {
+    callee.filter(|&c| rules.is_target(module.functions[c].kind))
 }
 
 /// Per function of `module`: whether its scan from a clear flag ends set
@@ -295,16 +350,21 @@ fn wrapper(module: &Module, callee: Option<usize>) -> Option<usize> {
 /// declarations). Linear in the module: one walk per function body, then
 /// one visit per call of a wrapper that reaches its caller's end.
 pub fn summaries(module: &Module) -> Vec<bool> {
+    summaries_with(module, ScanRules::PHASE_B)
+}
+
+/// [`summaries`] under `rules`.
+pub fn summaries_with(module: &Module, rules: ScanRules<'_>) -> Vec<bool> {
     let n = module.functions.len();
     let mut summary = vec![false; n];
     let mut published = Vec::new();
     // (callee, caller): a call of wrapper `callee` reaches `caller`'s end.
     let mut edges: Vec<(usize, usize)> = Vec::new();
     for (f, function) in module.functions.iter().enumerate() {
-        if function.kind != FunctionKind::Orchestration {
+        if !rules.is_target(function.kind) {
             continue;
         }
-        let Some(ending) = Ending::of(module, function) else { continue };
+        let Some(ending) = Ending::of(module, rules, function) else { continue };
         if ending.publishes {
             summary[f] = true;
             published.push(f);
@@ -339,16 +399,16 @@ pub fn summaries(module: &Module) -> Vec<bool> {
 
 /// What reaches the end of one function body: whether a publish of its
 /// own does, and the wrappers whose calls do.
-#[derive(Default)]
-struct Ending {
+struct Ending<'l> {
+    rules: ScanRules<'l>,
     publishes: bool,
     wrappers: Vec<usize>,
 }
 
-impl Ending {
+impl<'l> Ending<'l> {
     /// `None` for a declaration (or a body that was not lowered).
-    fn of(module: &Module, function: &Function) -> Option<Ending> {
-        let mut ending = Ending::default();
+    fn of(module: &Module, rules: ScanRules<'l>, function: &Function) -> Option<Ending<'l>> {
+        let mut ending = Ending { rules, publishes: false, wrappers: Vec::new() };
         ending.region(module, function.body.as_ref()?, true);
         Some(ending)
     }
@@ -372,9 +432,9 @@ impl Ending {
             match node {
                 Node::Event(event) if reaches => match &event.kind {
                     EventKind::Call { callee, submit } => {
-                        if publishes_by_itself(module, *callee, *submit) {
+                        if publishes_by_itself(module, self.rules, *callee, *submit) {
                             self.publishes = true;
-                        } else if let Some(w) = wrapper(module, *callee) {
+                        } else if let Some(w) = wrapper(module, self.rules, *callee) {
                             self.wrappers.push(w);
                         }
                     }

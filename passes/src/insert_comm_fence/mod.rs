@@ -26,6 +26,7 @@ pub mod kernel;
 pub mod nested;
 pub mod prologue;
 pub mod purity;
+pub mod sound;
 
 #[cfg(test)]
 mod tests;

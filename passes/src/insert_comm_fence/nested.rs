@@ -17,19 +17,29 @@
 
 use super::{kernel, prologue};
 use crate::{
+    comm_order::buffers::SoundPlacement,
     comm_order::model::OpKey,
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
-    ir, pass_statistics,
+    ir, pass_options, pass_statistics,
 };
 use cclir_dialect::names::{FunctionKind, Interned};
 use melior::ir::OperationRef;
 use rustc_hash::FxHashSet;
 
 /// What `ccl-find-post-collective-kernels` found: the kernels that need the
-/// prologue, by operation.
+/// prologue, by operation; with `sound-placement=true`, what
+/// `placement=minimal` adds beyond the rules.
 #[derive(Clone, Debug, Default)]
 pub struct PostCollectiveKernels {
     pub marked: FxHashSet<OpKey>,
+    pub sound: Option<SoundPlacement>,
+}
+
+pass_options! {
+    /// The scan's options.
+    pub struct FindOptions {
+        sound: bool("sound-placement", "Also find what ccl-sink-comm-markers adds beyond the rules for placement=minimal: plain-buffer writes other blocks read, prologues the rules' Phase B misses, which arguments may be one buffer", default = false),
+    }
 }
 
 pass_statistics! {
@@ -53,17 +63,19 @@ pub static FIND_INFO: PassInfo = PassInfo {
         `ccl-insert-comm-fence`; see docs/passes/insert-comm-fence.md.",
     anchor: Anchor::Module,
     dependent_dialects: &[],
-    options: &[],
+    options: FindOptions::SPECS,
     statistics: FindStatistics::SPECS,
     create: create_find,
 };
 
-fn create_find(_: OptionValues<'_>, counters: &Counters) -> Box<dyn CclPass> {
-    Box::new(FindPostCollectiveKernels { stats: FindStatistics::bind(counters) })
+fn create_find(values: OptionValues<'_>, counters: &Counters) -> Box<dyn CclPass> {
+    let options = FindOptions::from_values(values);
+    Box::new(FindPostCollectiveKernels { stats: FindStatistics::bind(counters), sound: options.sound })
 }
 
 struct FindPostCollectiveKernels {
     stats: FindStatistics,
+    sound: bool,
 }
 
 impl CclPass for FindPostCollectiveKernels {
@@ -73,6 +85,7 @@ impl CclPass for FindPostCollectiveKernels {
         // Each nested module is a program of its own, scanned as if alone;
         // the kernels of all of them are marked.
         let mut marked = FxHashSet::default();
+        let mut sound = self.sound.then(SoundPlacement::default);
         let mut failed = false;
         for program in ir::programs(module) {
             let Ok(model) = super::lower_reporting_unknown_kinds(program, cx) else {
@@ -84,11 +97,14 @@ impl CclPass for FindPostCollectiveKernels {
             self.stats.loops_rescanned.add(outcome.scan.rescans);
             self.stats.wrapper_publishes.add(outcome.scan.wrapper_publishes);
             marked.extend(outcome.marked.iter().map(|&f| model.functions[f].op));
+            if let Some(sound) = sound.as_mut() {
+                super::sound::plan(program, &model, &outcome.marked, sound);
+            }
         }
         if failed {
             return Err(PassFailed);
         }
-        cx.cache_analysis(PostCollectiveKernels { marked });
+        cx.cache_analysis(PostCollectiveKernels { marked, sound });
         Ok(())
     }
 }

@@ -19,7 +19,8 @@ pub use cclir_dialect::ir::*;
 pub use constants::{constant_int, int_attribute_value, int_width};
 pub use insert::{first_result, insert_after, insert_at_start, insert_before};
 pub use markers::{
-    create_cache_invalid, create_fence, is_fence, is_region_cache_invalid_of, is_whole_cache_invalid, is_window_bound,
+    contains_view, create_cache_invalid, create_fence, is_fence, is_region_cache_invalid_of, is_whole_cache_invalid,
+    is_window_bound, protected_by_region_invalidate, read_memref,
 };
 pub use walk::{dominates_structurally, ends_its_block, first_block_of, is_module, is_side_effect_free, programs};
 

@@ -50,6 +50,11 @@ impl<'c, 'a> Carry<'c, 'a> {
         self.whole.is_some() || !self.regions.is_empty()
     }
 
+    /// The carried invalidates.
+    pub fn invalidates(&self) -> impl Iterator<Item = OperationRef<'c, 'a>> + '_ {
+        self.regions.iter().map(|(_, op)| *op).chain(self.whole)
+    }
+
     /// Adds marker `op` of `kind`; erases it (or what it covers) when the
     /// carry already holds its effect.
     pub fn add(&mut self, op: OperationRef<'c, 'a>, kind: Kind, counts: &mut Counts, eraser: Eraser<'_>) {

@@ -73,6 +73,10 @@ pub struct KernelReport {
     /// entry reaches without a whole-GM invalidate (`None`: the kernel is
     /// safe to launch after a collective).
     pub unprotected_read: Option<(u32, OpKey)>,
+    /// Every GM read a path from the entry reaches without a whole-GM
+    /// invalidate, in program order (what a stale line an earlier launch
+    /// left may be read by).
+    pub unprotected_reads: Vec<(u32, OpKey)>,
     /// Walks of a loop body beyond the first (statistics).
     pub delta_walks: u64,
 }
@@ -87,6 +91,7 @@ pub fn check(function: &Function) -> KernelReport {
         sources: FxHashMap::default(),
         found: FxHashMap::default(),
         unprotected_read: None,
+        unprotected_reads: Vec::new(),
         delta_walks: 0,
     };
     let mut entry = State::default();
@@ -94,7 +99,54 @@ pub fn check(function: &Function) -> KernelReport {
     walker.region(body, entry, true);
     let mut violations: Vec<Violation> = walker.found.into_values().collect();
     violations.sort_by_key(|v| (v.source_order, v.sink_order));
-    KernelReport { violations, unprotected_read: walker.unprotected_read, delta_walks: walker.delta_walks }
+    let mut unprotected_reads = walker.unprotected_reads;
+    unprotected_reads.sort_unstable_by_key(|(order, _)| *order);
+    unprotected_reads.dedup();
+    KernelReport {
+        violations,
+        unprotected_read: walker.unprotected_read,
+        unprotected_reads,
+        delta_walks: walker.delta_walks,
+    }
+}
+
+/// `function` as the insert pass's rules will leave it for the reads of
+/// its entry: a whole-GM invalidate after every wait and every call (rules
+/// 3, 4 and 5 put one there, or after the run of waits or the wait loop
+/// that holds it, before any read). For what a kernel reads before any
+/// invalidate, before the markers are in.
+pub fn after_the_rules(function: &Function) -> Function {
+    fn region(region: &Region) -> Region {
+        Region {
+            id: region.id,
+            blocks: region
+                .blocks
+                .iter()
+                .map(|block| crate::comm_order::model::Block {
+                    nodes: block.nodes.iter().map(node).collect(),
+                    successors: block.successors.clone(),
+                })
+                .collect(),
+        }
+    }
+    fn node(node: &Node) -> Node {
+        match node {
+            Node::Event(event) => {
+                let mut event = event.clone();
+                if matches!(event.kind, EventKind::Wait | EventKind::Call { .. }) {
+                    event.kind = EventKind::Invalidate(None);
+                }
+                Node::Event(event)
+            }
+            Node::If { then, otherwise } => Node::If { then: region(then), otherwise: otherwise.as_ref().map(region) },
+            Node::Switch { cases } => Node::Switch { cases: cases.iter().map(region).collect() },
+            Node::Loop { kind, body } => Node::Loop { kind: *kind, body: region(body) },
+            Node::While { before, after } => Node::While { before: region(before), after: region(after) },
+            Node::Scope { body } => Node::Scope { body: region(body) },
+            Node::Opaque { regions } => Node::Opaque { regions: regions.iter().map(region).collect() },
+        }
+    }
+    Function { body: function.body.as_ref().map(region), callees: function.callees.clone(), ..function.clone() }
 }
 
 /// One iteration of a repeated construct.
@@ -112,6 +164,7 @@ struct Walker {
     sources: FxHashMap<u32, (OpKey, SourceKind)>,
     found: FxHashMap<(u32, u32), Violation>,
     unprotected_read: Option<(u32, OpKey)>,
+    unprotected_reads: Vec<(u32, OpKey)>,
     delta_walks: u64,
 }
 
@@ -424,6 +477,7 @@ impl Walker {
                         if self.unprotected_read.is_none_or(|(order, _)| event.order < order) {
                             self.unprotected_read = Some((event.order, event.op));
                         }
+                        self.unprotected_reads.push((event.order, event.op));
                     } else {
                         self.hit(source, event, SinkKind::GmRead, Missing::WaitInvalidate);
                     }
@@ -563,6 +617,7 @@ mod tests {
                 region_count: g.regions,
                 window_count: 3,
                 op_count: g.order + 1,
+                region_owners: Vec::new(),
                 callees: Vec::new(),
                 body: Some(body),
             };

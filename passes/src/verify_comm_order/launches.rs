@@ -12,7 +12,7 @@
 use crate::comm_order::{
     call_graph::CallGraph,
     model::{Event, Module, OpKey},
-    scan::{scan_module, FunctionFlags, Launches},
+    scan::{scan_module_with, FunctionFlags, Launches, ScanRules},
 };
 use cclir_dialect::names::FunctionKind;
 use rustc_hash::FxHashSet;
@@ -99,6 +99,13 @@ impl Launches for Checker<'_> {
 /// `unprotected[i]` is the first unprotected GM read of function `i` (only
 /// InCore functions have one).
 pub fn check(module: &Module, unprotected: &[Option<OpKey>]) -> PhaseBReport {
+    check_with(module, ScanRules::PHASE_B, unprotected)
+}
+
+/// [`check`] with the scan reading the program under `rules`: every
+/// kernel launched on a path after what `rules` count as a publish whose
+/// `unprotected` read is set.
+pub fn check_with(module: &Module, rules: ScanRules<'_>, unprotected: &[Option<OpKey>]) -> PhaseBReport {
     let mut checker = Checker {
         module,
         unprotected,
@@ -107,7 +114,7 @@ pub fn check(module: &Module, unprotected: &[Option<OpKey>]) -> PhaseBReport {
         pairs: FxHashSet::default(),
         violations: Vec::new(),
     };
-    let stats = scan_module(module, &mut checker);
+    let stats = scan_module_with(module, rules, &mut checker);
     let launches = std::mem::take(&mut checker.wrapper_launches);
     if !launches.is_empty() && unprotected.iter().any(Option::is_some) {
         let graph = CallGraph::build(module);

@@ -1,0 +1,963 @@
+//! The rule for writes in flight (docs/semantics.md, `ccl-verify-comm-order`):
+//! two writes of one block whose locations may overlap are never in flight
+//! together; a `ccl.fence` separates them. In-flight writes land in any
+//! order, two of one element included, so the older may land last.
+//!
+//! The writes in flight are the remote writes (`ccl.remote_store`,
+//! `ccl.put`: toward the peer's copy of their destination), the
+//! write-backs an invalidate starts (of the dirty lines it covers: the
+//! stores since their lines were last written back, and at a kernel's
+//! start the lines earlier launches on the block slot left dirty), and
+//! whatever a call may leave in flight (anything).
+//!
+//! A forward may-analysis over the kernel's tree (`comm_order::model`) with
+//! two sets of facts: *dirty* stores (their line may still be dirty in the
+//! cache) and *in-flight* writes (issued, not yet fenced). Each fact
+//! carries the back edges it crossed since its access was made (the loops
+//! whose later iterations it reaches), so that an access of row `i` in one
+//! iteration and of row `i + 1` in the next are told apart
+//! (`comm_order::memory`). Facts evolve one by one (the walk is
+//! distributive), so a loop body is walked once with generation and then
+//! only with what crosses its back edge and is new. Pairs are formed after
+//! the walks: at each op that issues a write, every fact in flight there on
+//! some path against every write it issues.
+//!
+//! With fences ignored ([`Mode::IgnoringFences`]) the same analysis tells
+//! the sink pass which writes may overlap an earlier one at all, and around
+//! which loops: a fence is never carried past such a write.
+
+use crate::comm_order::memory::{covers, may_overlap_instances, Access, Aliases};
+use crate::comm_order::model::{EventKind, Function, Node, OpKey, Region, WindowId};
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+use std::collections::BTreeSet;
+
+/// The loops (and other repeated constructs) whose back edge a fact
+/// crossed, by the op that owns them, sorted.
+pub type Crossed = SmallVec<[OpKey; 2]>;
+
+/// What is in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Flight {
+    /// A `remote_store` or `put` (its order).
+    Remote(u32),
+    /// The write-back of a store's line (its order), started by an
+    /// invalidate (its order).
+    WriteBack { store: u32, by: u32 },
+    /// The write-back of lines earlier launches left dirty, started by an
+    /// invalidate.
+    Leftover { by: u32 },
+    /// Whatever a call may have left in flight.
+    Call(u32),
+    /// More writes in flight, or lines dirty, at this op (its order) than
+    /// the analysis tells apart ([`MAX_FACTS`]): a conflict of its own.
+    Many(u32),
+}
+
+impl Flight {
+    /// The order of the op that issued the write (the invalidate, for a
+    /// write-back).
+    pub fn issuer(&self) -> u32 {
+        match *self {
+            Flight::Remote(order) | Flight::Call(order) | Flight::Many(order) => order,
+            Flight::WriteBack { by, .. } | Flight::Leftover { by } => by,
+        }
+    }
+}
+
+/// The most facts of one kind a state holds: past it, the op where it
+/// happened is reported (a fence before it orders what came before), and
+/// the analysis goes on from there with none.
+pub const MAX_FACTS: usize = 128;
+
+/// A store whose line may be dirty: its order, or `None` for the lines
+/// earlier launches left ([`ANY_STORE`]: any line of this rank).
+type Dirty = Option<u32>;
+
+/// The order standing for "some store of this block, anywhere": what more
+/// than [`MAX_FACTS`] dirty lines are folded into.
+const ANY_STORE: u32 = u32::MAX;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct State {
+    dirty: BTreeSet<(Dirty, Crossed)>,
+    flight: BTreeSet<(Flight, Crossed)>,
+    /// No path reaches here.
+    dead: bool,
+}
+
+impl State {
+    fn dead() -> Self {
+        State { dead: true, ..State::default() }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.dirty.is_empty() && self.flight.is_empty()
+    }
+
+    fn union_with(&mut self, other: &State) {
+        self.dead &= other.dead;
+        self.dirty.extend(other.dirty.iter().cloned());
+        self.flight.extend(other.flight.iter().cloned());
+    }
+
+    fn minus(&self, other: &State) -> State {
+        State {
+            dirty: self.dirty.difference(&other.dirty).cloned().collect(),
+            flight: self.flight.difference(&other.flight).cloned().collect(),
+            dead: false,
+        }
+    }
+
+    /// Every fact, having crossed the back edge of `construct` once more.
+    /// A construct nested in it is dropped from the sets: every value
+    /// defined inside `construct` is another instance already, so the
+    /// inner one says nothing more (and the sets stay small: along a path
+    /// a fact is inside a chain of nested constructs).
+    ///
+    /// Only a fact whose access names a value defined inside `construct`
+    /// (`matters`: by the store or write the fact is of) records the
+    /// crossing: for the others every instance is the same, and a loop
+    /// nest does not multiply them.
+    fn crossing(
+        &self,
+        construct: OpKey,
+        inside: &dyn Fn(OpKey, OpKey) -> bool,
+        matters: &mut dyn FnMut(Option<u32>) -> bool,
+    ) -> State {
+        let mut cross = |crossed: &Crossed, of: Option<u32>| {
+            // Nothing of a construct nested in one crossed already is the
+            // same instance anyway.
+            if !matters(of) || crossed.iter().any(|c| inside(construct, *c)) {
+                return crossed.clone();
+            }
+            let mut crossed: Crossed = crossed.iter().copied().filter(|c| !inside(*c, construct)).collect();
+            if let Err(at) = crossed.binary_search(&construct) {
+                crossed.insert(at, construct);
+            }
+            crossed
+        };
+        let of_flight = |flight: &Flight| match flight {
+            Flight::Remote(order) | Flight::WriteBack { store: order, .. } => Some(*order),
+            Flight::Leftover { .. } | Flight::Call(_) | Flight::Many(_) => None,
+        };
+        State {
+            dirty: self.dirty.iter().map(|(d, c)| (*d, cross(c, *d))).collect(),
+            flight: self.flight.iter().map(|(f, c)| (*f, cross(c, of_flight(f)))).collect(),
+            dead: self.dead,
+        }
+    }
+}
+
+/// Whether a fence ends what is in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The checker: a fence lands everything in flight.
+    Fences,
+    /// The sink's question: which writes may overlap an earlier one on
+    /// some path, fences or not.
+    IgnoringFences,
+}
+
+/// The accesses of a kernel's events, read from the IR on demand.
+pub trait Accesses {
+    /// What the event numbered `order` writes (a store, a remote write) or
+    /// may write back (a region invalidate: its target).
+    fn access(&mut self, order: u32) -> Option<Access>;
+    /// The number of elements of the buffer the event's access is in.
+    fn base_size(&mut self, order: u32) -> Option<i128>;
+    /// What call-like event `order` may write, and leave dirty or in
+    /// flight: anything in the memory its memref operands reach, on any
+    /// rank (`None`: anything at all).
+    fn call_writes(&mut self, order: u32) -> Option<Vec<Access>>;
+    /// Whether call-like event `order`, of `callee` (a function of the
+    /// module), may return with writes in flight ([`leaves_in_flight`]).
+    fn loud(&self, order: u32, callee: Option<usize>) -> bool;
+    fn aliases(&self) -> &Aliases;
+}
+
+/// Two writes of one block that may be in flight together, overlapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Conflict {
+    /// The earlier write, in flight when the later is issued.
+    pub first: Flight,
+    /// The later write.
+    pub second: Flight,
+}
+
+/// What the analysis found in one kernel.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Sorted, each once.
+    pub conflicts: Vec<Conflict>,
+    /// The ops issuing a later write of some conflict (a remote write, the
+    /// invalidate starting a write-back, a call): a fence must come before
+    /// them.
+    pub conflicting_ops: FxHashSet<u32>,
+    /// The constructs a conflict's earlier write crossed the back edge of
+    /// before the later was issued: a fence for it must be inside them.
+    pub carried: FxHashSet<OpKey>,
+    /// The conflicts whose earlier write came around the back edge of a
+    /// construct around the later one: (the construct, the earlier write's
+    /// issuing op, the later write's op), by order; `None` for the earlier
+    /// one when it may be any write. A fence between the two must be in
+    /// the construct. Beyond `carried`: a write's facts record a crossing
+    /// only where its access names a value of the construct, so a `put`
+    /// of a loop-invariant view that meets its own last iteration's (it
+    /// is issued at the later write's op or after it: it came around some
+    /// back edge) is here for every construct around it that it is not
+    /// known not to have crossed.
+    pub wrapped: FxHashSet<(OpKey, Option<u32>, u32)>,
+}
+
+/// Runs the analysis on InCore function `function`.
+pub fn check(function: &Function, accesses: &mut dyn Accesses, mode: Mode) -> Report {
+    let Some(body) = &function.body else { return Report::default() };
+    let mut entry = State::default();
+    if accesses.aliases().any_leftovers() {
+        entry.dirty.insert((None, Crossed::new()));
+    }
+    let mut walker = Walker {
+        function,
+        mode,
+        around: Vec::new(),
+        parents: FxHashMap::default(),
+        sensitive: FxHashMap::default(),
+        accesses,
+        sites: FxHashMap::default(),
+        written: FxHashMap::default(),
+        conflicts: BTreeSet::new(),
+        report: Report::default(),
+        windows: FxHashMap::default(),
+    };
+    walker.region(body, entry, true);
+    let mut report = std::mem::take(&mut walker.report);
+    report.conflicts = std::mem::take(&mut walker.conflicts).into_iter().collect();
+    report
+}
+
+/// What met at an op whose writes depend on the facts (an invalidate, a
+/// call: the write-backs of the dirty lines), over every walk so far: a
+/// later walk (carrying only what came around a back edge) pairs what it
+/// brings with what the earlier walks brought.
+#[derive(Default)]
+struct Site {
+    /// In flight when the op ran.
+    pending: BTreeSet<(Flight, Crossed)>,
+    /// What it issued (with the back edges its access crossed before).
+    issued: BTreeSet<(Flight, Crossed)>,
+}
+
+/// What a write in flight may write (any of them).
+fn access_of(flight: Flight, accesses: &mut dyn Accesses) -> Vec<Access> {
+    let access = match flight {
+        Flight::WriteBack { store: ANY_STORE, .. } => return vec![Access::anywhere_here()],
+        Flight::WriteBack { store: order, .. } if accesses.call_writes(order).is_some() => {
+            // The write-back of what a call stored.
+            return accesses.call_writes(order).unwrap_or_default();
+        }
+        Flight::Remote(order) | Flight::WriteBack { store: order, .. } => accesses.access(order),
+        Flight::Leftover { .. } => Some(Access::leftover()),
+        Flight::Call(order) => return accesses.call_writes(order).unwrap_or_else(|| vec![Access::anything()]),
+        Flight::Many(_) => None,
+    };
+    vec![access.unwrap_or_else(Access::anything)]
+}
+
+/// One iteration of a repeated construct.
+enum Iteration<'n> {
+    Body(&'n Region),
+    While(&'n Region, &'n Region),
+    AnyRegion(&'n [Region]),
+}
+
+struct Walker<'f, 'a> {
+    function: &'f Function,
+    mode: Mode,
+    /// The repeated constructs around the one being walked, outermost
+    /// first, and each walked construct's.
+    around: Vec<OpKey>,
+    parents: FxHashMap<OpKey, SmallVec<[OpKey; 4]>>,
+    /// Per store or write (order): the constructs around the definitions
+    /// of the values its access names.
+    sensitive: FxHashMap<u32, Option<SmallVec<[OpKey; 4]>>>,
+    accesses: &'a mut dyn Accesses,
+    /// Invalidates and calls, by order (see [`Site`]).
+    sites: FxHashMap<u32, Site>,
+    /// Each write's accesses, read once.
+    written: FxHashMap<Flight, Vec<Access>>,
+    conflicts: BTreeSet<Conflict>,
+    report: Report,
+    /// The window (destination value) of each store walked, by order.
+    windows: FxHashMap<u32, Option<WindowId>>,
+}
+
+impl Walker<'_, '_> {
+    fn owner(&self, region: &Region) -> OpKey {
+        self.function.region_owners.get(region.id as usize).copied().unwrap_or(OpKey::synthetic(region.id))
+    }
+
+    /// Enters repeated construct `owner` (until `leave`).
+    fn enter(&mut self, owner: OpKey) {
+        self.parents.entry(owner).or_insert_with(|| self.around.iter().copied().collect());
+        self.around.push(owner);
+    }
+
+    fn leave(&mut self) {
+        self.around.pop();
+    }
+
+    /// `state` across a back edge of `owner`.
+    fn crossing(&mut self, state: &State, owner: OpKey) -> State {
+        let parents = &self.parents;
+        let accesses = &mut *self.accesses;
+        let sensitive = &mut self.sensitive;
+        let mut matters = |of: Option<u32>| {
+            let Some(order) = of.filter(|order| *order != ANY_STORE) else { return false };
+            // `None`: the access is unknown, every crossing may matter.
+            sensitive
+                .entry(order)
+                .or_insert_with(|| {
+                    let writes = match accesses.call_writes(order) {
+                        Some(writes) => Some(writes),
+                        None => accesses.access(order).map(|access| vec![access]),
+                    };
+                    writes.map(|writes| {
+                        writes
+                            .iter()
+                            .flat_map(|access| access.origins.iter())
+                            .flat_map(|(_, origin)| origin.enclosing.iter().copied())
+                            .collect()
+                    })
+                })
+                .as_ref()
+                .is_none_or(|around| around.contains(&owner))
+        };
+        state.crossing(
+            owner,
+            &|inner, outer| parents.get(&inner).is_some_and(|chain| chain.contains(&outer)),
+            &mut matters,
+        )
+    }
+
+    fn region(&mut self, region: &Region, state: State, gens: bool) -> State {
+        if !gens && state.is_empty() {
+            return state;
+        }
+        match region.single_block() {
+            Some(nodes) => self.block(nodes, state, gens),
+            None => self.cfg(region, state, gens),
+        }
+    }
+
+    /// A region of several blocks, along its successor edges, to the
+    /// fixpoint; a fact moving along an edge crosses the region (a value
+    /// outside its entry block may be another instance on the way back).
+    fn cfg(&mut self, region: &Region, entry: State, gens: bool) -> State {
+        let owner = self.owner(region);
+        self.enter(owner);
+        let exit = self.cfg_blocks(region, owner, entry, gens);
+        self.leave();
+        exit
+    }
+
+    fn cfg_blocks(&mut self, region: &Region, owner: OpKey, entry: State, gens: bool) -> State {
+        let mut incoming: Vec<Option<State>> = vec![None; region.blocks.len()];
+        let mut walked: Vec<bool> = vec![false; region.blocks.len()];
+        let mut exit = State::dead();
+        incoming[0] = Some(entry);
+        let mut work = vec![0usize];
+        while let Some(b) = work.pop() {
+            let state = incoming[b].clone().unwrap_or_default();
+            // Each block generates on its first walk only; later walks
+            // carry what is new.
+            let first = !std::mem::replace(&mut walked[b], true);
+            let out = self.block(&region.blocks[b].nodes, state, gens && first);
+            if region.blocks[b].successors.is_empty() {
+                exit.union_with(&out);
+            }
+            let moved = self.crossing(&out, owner);
+            for &s in &region.blocks[b].successors {
+                let s = s as usize;
+                let grown = match &mut incoming[s] {
+                    Some(known) => {
+                        let before = known.clone();
+                        known.union_with(&moved);
+                        *known != before
+                    }
+                    slot @ None => {
+                        *slot = Some(moved.clone());
+                        true
+                    }
+                };
+                if grown || !walked[s] {
+                    work.push(s);
+                }
+            }
+        }
+        exit
+    }
+
+    fn block(&mut self, nodes: &[Node], mut state: State, gens: bool) -> State {
+        for node in nodes {
+            if state.dead || (!gens && state.is_empty()) {
+                break;
+            }
+            self.node(node, &mut state, gens);
+        }
+        state
+    }
+
+    fn iterate(&mut self, iteration: &Iteration<'_>, state: State, gens: bool) -> (State, State) {
+        match iteration {
+            Iteration::Body(body) => {
+                let end = self.region(body, state, gens);
+                (end.clone(), end)
+            }
+            Iteration::While(before, after) => {
+                let exit = self.region(before, state, gens);
+                let end = self.region(after, exit.clone(), gens);
+                (exit, end)
+            }
+            Iteration::AnyRegion(regions) => {
+                let mut end = State::dead();
+                for region in regions.iter() {
+                    end.union_with(&self.region(region, state.clone(), gens));
+                }
+                (end.clone(), end)
+            }
+        }
+    }
+
+    /// Zero or more iterations of a construct owned by `owner`: (the
+    /// facts at its head, the union of its exits). The body is walked once
+    /// with generation, then with the facts that come around the back edge
+    /// and are new, until none are.
+    fn repeat(&mut self, iteration: &Iteration<'_>, owner: OpKey, entry: State, gens: bool) -> (State, State) {
+        self.enter(owner);
+        let mut header = entry;
+        let (mut exit, end) = self.iterate(iteration, header.clone(), gens);
+        let mut delta = self.crossing(&end, owner).minus(&header);
+        while !delta.is_empty() {
+            header.union_with(&delta);
+            let (more, end) = self.iterate(iteration, delta, false);
+            exit.union_with(&more);
+            delta = self.crossing(&end, owner).minus(&header);
+        }
+        self.leave();
+        (header, exit)
+    }
+
+    fn node(&mut self, node: &Node, state: &mut State, gens: bool) {
+        match node {
+            Node::Event(event) => self.event(event.order, &event.kind, state, gens),
+            Node::If { then, otherwise } => {
+                let incoming = std::mem::take(state);
+                let mut joined = self.region(then, incoming.clone(), gens);
+                let other = match otherwise {
+                    Some(region) => self.region(region, incoming, gens),
+                    None => incoming,
+                };
+                joined.union_with(&other);
+                *state = joined;
+            }
+            Node::Switch { cases } => {
+                let incoming = std::mem::take(state);
+                let mut joined = State::dead();
+                for case in cases {
+                    joined.union_with(&self.region(case, incoming.clone(), gens));
+                }
+                *state = joined;
+            }
+            Node::Loop { body, .. } => {
+                let owner = self.owner(body);
+                let incoming = std::mem::take(state);
+                *state = self.repeat(&Iteration::Body(body), owner, incoming, gens).0;
+            }
+            Node::While { before, after } => {
+                let owner = self.owner(before);
+                let incoming = std::mem::take(state);
+                *state = self.repeat(&Iteration::While(before, after), owner, incoming, gens).1;
+            }
+            Node::Scope { body } => {
+                let incoming = std::mem::take(state);
+                *state = self.region(body, incoming, gens);
+            }
+            Node::Opaque { regions } => {
+                let owner = regions.first().map(|r| self.owner(r)).unwrap_or(OpKey::synthetic(u32::MAX));
+                let incoming = std::mem::take(state);
+                *state = self.repeat(&Iteration::AnyRegion(regions), owner, incoming, gens).0;
+            }
+        }
+    }
+
+    /// Pairs what op `order` issues with what is in flight there: now, for
+    /// a remote write (it issues the same write on every walk); over every
+    /// walk so far, for an invalidate or a call (what they write back
+    /// depends on the facts: [`Site`]).
+    fn issue(&mut self, order: u32, state: &State, issued: Vec<(Flight, Crossed)>, remembered: bool) {
+        if !remembered {
+            for second in &issued {
+                for first in &state.flight {
+                    self.meet(order, first, second);
+                }
+            }
+            return;
+        }
+        let mut site = self.sites.remove(&order).unwrap_or_default();
+        let new_pending: Vec<(Flight, Crossed)> =
+            state.flight.iter().filter(|f| !site.pending.contains(*f)).cloned().collect();
+        let new_issued: Vec<(Flight, Crossed)> = issued.into_iter().filter(|w| !site.issued.contains(w)).collect();
+        // New pending with everything issued; old pending with new issued.
+        for second in site.issued.iter().chain(&new_issued) {
+            for first in &new_pending {
+                self.meet(order, first, second);
+            }
+        }
+        for second in &new_issued {
+            for first in &site.pending {
+                self.meet(order, first, second);
+            }
+        }
+        site.pending.extend(new_pending);
+        site.issued.extend(new_issued);
+        self.sites.insert(order, site);
+    }
+
+    /// Records a conflict when `first`, in flight at op `order`, and
+    /// `second`, which it issues, may overlap.
+    fn meet(&mut self, order: u32, first: &(Flight, Crossed), second: &(Flight, Crossed)) {
+        let ((f, cf), (w, cw)) = (first, second);
+        // A line earlier launches left is written back once: the
+        // invalidate that does it leaves it clean.
+        if matches!((f, w), (Flight::Leftover { .. }, Flight::Leftover { .. })) {
+            return;
+        }
+        let conflict = Conflict { first: *f, second: *w };
+        if self.conflicts.contains(&conflict) && cf.iter().all(|c| self.report.carried.contains(c)) {
+            self.report.conflicting_ops.insert(order);
+            self.wrapped(*f, cf, order);
+            return;
+        }
+        for flight in [*f, *w] {
+            if !self.written.contains_key(&flight) {
+                let accesses = access_of(flight, &mut *self.accesses);
+                self.written.insert(flight, accesses);
+            }
+        }
+        let (a, b) = (&self.written[f], &self.written[w]);
+        let aliases = self.accesses.aliases();
+        if a.iter().any(|a| b.iter().any(|b| may_overlap_instances(a, cf, b, cw, aliases))) {
+            self.conflicts.insert(conflict);
+            self.report.conflicting_ops.insert(order);
+            self.report.carried.extend(cf.iter().copied());
+            self.wrapped(*f, cf, order);
+        }
+    }
+
+    /// Records in `Report::wrapped` the constructs around op `order` whose
+    /// back edge `first` (in flight there, having crossed `crossed`) came
+    /// around: those it crossed, and, when it was issued at this op or
+    /// after it (so it came around some back edge unrecorded), each one
+    /// whose values its access does not name (its crossing would not be
+    /// recorded).
+    fn wrapped(&mut self, first: Flight, crossed: &Crossed, order: u32) {
+        let issuer = first.issuer();
+        let of = match first {
+            Flight::Remote(o) | Flight::WriteBack { store: o, .. } if o != ANY_STORE => Some(o),
+            _ => None,
+        };
+        for index in 0..self.around.len() {
+            let construct = self.around[index];
+            let wrapped = crossed.contains(&construct)
+                || (issuer >= order
+                    && !of.is_some_and(|o| {
+                        self.sensitive
+                            .get(&o)
+                            .is_some_and(|around| around.as_ref().is_none_or(|a| a.contains(&construct)))
+                    }));
+            if wrapped {
+                self.report.wrapped.insert((construct, Some(issuer), order));
+            }
+        }
+    }
+
+    fn event(&mut self, order: u32, kind: &EventKind, state: &mut State, gens: bool) {
+        self.transfer(order, kind, state, gens);
+        if state.dirty.len() > MAX_FACTS {
+            // Folded into one line anywhere on this rank (what a later
+            // invalidate writes back overlaps any write of this rank).
+            state.dirty.clear();
+            state.dirty.insert((Some(ANY_STORE), Crossed::new()));
+        }
+        if state.flight.len() > MAX_FACTS {
+            let many = Flight::Many(order);
+            self.conflicts.insert(Conflict { first: many, second: many });
+            self.report.conflicting_ops.insert(order);
+            self.report.carried.extend(self.around.iter().copied());
+            self.report.wrapped.extend(self.around.iter().map(|&construct| (construct, None, order)));
+            state.flight.clear();
+            if self.mode == Mode::IgnoringFences {
+                // No fence ends what is in flight here: the writes stay
+                // in flight, as one that may overlap anything.
+                state.flight.insert((many, Crossed::new()));
+            }
+        }
+    }
+
+    fn transfer(&mut self, order: u32, kind: &EventKind, state: &mut State, gens: bool) {
+        match kind {
+            EventKind::Store { window } => {
+                if gens {
+                    self.windows.insert(order, *window);
+                    state.dirty.insert((Some(order), Crossed::new()));
+                }
+            }
+            EventKind::RemoteStore => {
+                let write = (Flight::Remote(order), Crossed::new());
+                self.issue(order, state, vec![write.clone()], false);
+                if gens {
+                    state.flight.insert(write);
+                }
+            }
+            EventKind::Call { callee, submit } if !*submit && !self.accesses.loud(order, *callee) => {
+                // A callee that returns with nothing in flight: what it
+                // wrote back has landed. It may leave lines it stored
+                // dirty, in memory its operands reach.
+                if gens {
+                    state.dirty.insert((Some(order), Crossed::new()));
+                }
+            }
+            EventKind::Call { .. } => {
+                // The callee may write back any dirty line (its whole-GM
+                // invalidate) and leave it in flight, and leave in flight
+                // what it writes itself, in memory its operands reach; the
+                // lines may stay dirty too.
+                let mut issued: Vec<(Flight, Crossed)> = state
+                    .dirty
+                    .iter()
+                    .map(|(dirty, crossed)| {
+                        let flight = match dirty {
+                            Some(store) => Flight::WriteBack { store: *store, by: order },
+                            None => Flight::Leftover { by: order },
+                        };
+                        (flight, crossed.clone())
+                    })
+                    .collect();
+                issued.push((Flight::Call(order), Crossed::new()));
+                self.issue(order, state, issued.clone(), true);
+                let own = issued.pop().expect("the call's own");
+                state.flight.extend(issued);
+                if gens {
+                    state.flight.insert(own);
+                    state.dirty.insert((Some(order), Crossed::new()));
+                }
+            }
+            EventKind::Invalidate(target) => {
+                // A whole-GM invalidate writes back every dirty line and
+                // cleans it; a region invalidate the lines that may be in
+                // its target, and cleans those it surely covers.
+                let mut written = Vec::new();
+                let mut cleaned = Vec::new();
+                for (dirty, crossed) in &state.dirty {
+                    let (writes, cleans) = match target {
+                        None => (true, true),
+                        Some(window) => self.region_covers(order, *window, *dirty, crossed),
+                    };
+                    if writes {
+                        let flight = match dirty {
+                            Some(store) => Flight::WriteBack { store: *store, by: order },
+                            None => Flight::Leftover { by: order },
+                        };
+                        written.push((flight, crossed.clone()));
+                    }
+                    if cleans {
+                        cleaned.push((*dirty, crossed.clone()));
+                    }
+                }
+                self.issue(order, state, written.clone(), true);
+                for fact in cleaned {
+                    state.dirty.remove(&fact);
+                }
+                state.flight.extend(written);
+            }
+            EventKind::Fence => {
+                if self.mode == Mode::Fences {
+                    state.flight.clear();
+                }
+            }
+            EventKind::Notify | EventKind::Wait | EventKind::GmRead | EventKind::Collective | EventKind::Return => {}
+        }
+    }
+
+    /// Whether region invalidate `order` (of `window`) may write back the
+    /// line of `dirty`, made `crossed` back edges ago, and whether it
+    /// surely cleans it. A store into the same SSA value in this iteration
+    /// of everything around it is both without reading the IR.
+    fn region_covers(&mut self, order: u32, window: WindowId, dirty: Dirty, crossed: &Crossed) -> (bool, bool) {
+        let target = self.accesses.access(order);
+        let Some(store) = dirty else {
+            let leftover = Access::leftover();
+            let writes =
+                target.as_ref().is_none_or(|t| may_overlap_instances(&leftover, &[], t, &[], self.accesses.aliases()));
+            return (writes, false);
+        };
+        if store == ANY_STORE {
+            return (true, false);
+        }
+        if crossed.is_empty() && self.windows.get(&store).copied().flatten() == Some(window) {
+            return (true, true);
+        }
+        let (Some(target), Some(written)) = (target, self.accesses.access(store)) else { return (true, false) };
+        let writes = may_overlap_instances(&written, crossed, &target, &[], self.accesses.aliases());
+        let cleans = writes && covers(&target, &written, crossed, self.accesses.base_size(order));
+        (writes, cleans)
+    }
+}
+
+/// A write of a conflict, by the ops that name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Write {
+    pub kind: WriteKind,
+    /// The access: the store of a write-back, the remote write, the call;
+    /// for lines earlier launches left, the invalidate writing them back.
+    pub op: OpKey,
+    /// The invalidate that starts a write-back.
+    pub by: Option<OpKey>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WriteKind {
+    Remote,
+    WriteBack,
+    Leftover,
+    Call,
+    Many,
+}
+
+/// A conflict of the checker, by ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Violation {
+    pub first: Write,
+    pub second: Write,
+}
+
+impl Conflict {
+    /// The conflict by the ops of the kernel's events (`op` maps an order).
+    pub fn by_ops(&self, op: &dyn Fn(u32) -> OpKey) -> Violation {
+        let write = |flight: Flight| match flight {
+            Flight::Remote(order) => Write { kind: WriteKind::Remote, op: op(order), by: None },
+            Flight::WriteBack { store, by } => Write { kind: WriteKind::WriteBack, op: op(store), by: Some(op(by)) },
+            Flight::Leftover { by } => Write { kind: WriteKind::Leftover, op: op(by), by: Some(op(by)) },
+            Flight::Call(order) => Write { kind: WriteKind::Call, op: op(order), by: None },
+            Flight::Many(order) => Write { kind: WriteKind::Many, op: op(order), by: None },
+        };
+        Violation { first: write(self.first), second: write(self.second) }
+    }
+}
+
+/// [`Accesses`] read from the IR of the kernel the events are of, each
+/// once.
+pub struct IrAccesses<'o, 'n, 'c, 'a> {
+    ops: &'o crate::comm_order::model::EventOps<'c, 'a>,
+    reader: crate::comm_order::memory::Reader<'n>,
+    aliases: Aliases,
+    cache: FxHashMap<u32, Option<Access>>,
+    /// Per function of the module: whether a call of it may return with
+    /// writes in flight (missing: it may).
+    loud: &'o [bool],
+    /// Call ops known to return with nothing in flight, whatever `loud`
+    /// says (a kernel alone knows no callee: `placement=minimal`'s scan
+    /// finds them, [`SoundPlacement::quiet_calls`]).
+    ///
+    /// [`SoundPlacement::quiet_calls`]: crate::comm_order::buffers::SoundPlacement::quiet_calls
+    quiet_calls: Option<&'o FxHashSet<crate::comm_order::model::OpKey>>,
+}
+
+impl<'o, 'n, 'c, 'a> IrAccesses<'o, 'n, 'c, 'a> {
+    pub fn new(
+        ops: &'o crate::comm_order::model::EventOps<'c, 'a>,
+        names: &'n cclir_dialect::names::Interned,
+        aliases: Aliases,
+        loud: &'o [bool],
+    ) -> Self {
+        IrAccesses {
+            ops,
+            reader: crate::comm_order::memory::Reader::new(names),
+            aliases,
+            cache: FxHashMap::default(),
+            loud,
+            quiet_calls: None,
+        }
+    }
+
+    /// The same, knowing which call ops return with nothing in flight.
+    pub fn with_quiet_calls(mut self, quiet: &'o FxHashSet<crate::comm_order::model::OpKey>) -> Self {
+        self.quiet_calls = Some(quiet);
+        self
+    }
+}
+
+impl Accesses for IrAccesses<'_, '_, '_, '_> {
+    fn access(&mut self, order: u32) -> Option<Access> {
+        let (ops, reader) = (self.ops, &self.reader);
+        self.cache.entry(order).or_insert_with(|| ops.get(order).and_then(|op| reader.access(op))).clone()
+    }
+
+    fn base_size(&mut self, order: u32) -> Option<i128> {
+        self.reader.base_size_of(self.ops.get(order)?)
+    }
+
+    fn call_writes(&mut self, order: u32) -> Option<Vec<Access>> {
+        self.reader.call_writes(self.ops.get(order)?)
+    }
+
+    fn loud(&self, order: u32, callee: Option<usize>) -> bool {
+        let quiet = self
+            .quiet_calls
+            .zip(self.ops.get(order))
+            .is_some_and(|(quiet, op)| quiet.contains(&crate::comm_order::model::OpKey::of(op)));
+        !quiet && callee.is_none_or(|c| self.loud.get(c).copied().unwrap_or(true))
+    }
+
+    fn aliases(&self) -> &Aliases {
+        &self.aliases
+    }
+}
+
+/// Whether InCore function `function` may return with a write of its
+/// block still in flight (a remote write, or an invalidate's write-back,
+/// with no fence after it on some path to a return), given which callees
+/// may (`loud`: by module index; `None`, an unknown callee, may). A call
+/// of a function that never does issues nothing in flight: whatever it
+/// wrote back and wrote remotely has landed when it returns.
+pub fn leaves_in_flight(function: &Function, loud: &dyn Fn(OpKey, Option<usize>) -> bool) -> bool {
+    let Some(body) = &function.body else { return true };
+    let mut bits = Bits { loud, memo: FxHashMap::default() };
+    bits.region(body)[0].1
+}
+
+/// What a region does to the in-flight bit: for the bit entering false and
+/// true, the bit leaving it and whether a return was reached with it set.
+type BitSummary = [(bool, bool); 2];
+
+/// The one-bit analysis of [`leaves_in_flight`], each region summarised
+/// once.
+struct Bits<'l> {
+    loud: &'l dyn Fn(OpKey, Option<usize>) -> bool,
+    memo: FxHashMap<u32, BitSummary>,
+}
+
+impl Bits<'_> {
+    fn region(&mut self, region: &Region) -> BitSummary {
+        if let Some(known) = self.memo.get(&region.id) {
+            return *known;
+        }
+        let summary = match region.single_block() {
+            Some(nodes) => [self.nodes(nodes, false), self.nodes(nodes, true)],
+            None => [self.cfg(region, false), self.cfg(region, true)],
+        };
+        self.memo.insert(region.id, summary);
+        summary
+    }
+
+    /// Blocks along their edges, to the fixpoint (a bit only rises).
+    fn cfg(&mut self, region: &Region, bit: bool) -> (bool, bool) {
+        let n = region.blocks.len();
+        let mut incoming: Vec<Option<bool>> = vec![None; n];
+        incoming[0] = Some(bit);
+        let (mut exit, mut returns) = (false, false);
+        let mut work = vec![0usize];
+        while let Some(b) = work.pop() {
+            let (out, ret) = self.nodes(&region.blocks[b].nodes, incoming[b].unwrap_or(false));
+            returns |= ret;
+            if region.blocks[b].successors.is_empty() {
+                exit |= out;
+            }
+            for &s in &region.blocks[b].successors {
+                let s = s as usize;
+                if incoming[s].is_none_or(|known| !known && out) {
+                    incoming[s] = Some(incoming[s].unwrap_or(false) | out);
+                    work.push(s);
+                }
+            }
+        }
+        (exit, returns)
+    }
+
+    fn nodes(&mut self, nodes: &[Node], mut bit: bool) -> (bool, bool) {
+        let mut returns = false;
+        let apply = |summary: BitSummary, bit: bool, returns: &mut bool| {
+            let (out, ret) = summary[bit as usize];
+            *returns |= ret;
+            out
+        };
+        for node in nodes {
+            bit = match node {
+                Node::Event(event) => match &event.kind {
+                    EventKind::Fence => false,
+                    EventKind::RemoteStore | EventKind::Invalidate(_) => true,
+                    EventKind::Call { callee, submit } => bit || *submit || (self.loud)(event.op, *callee),
+                    EventKind::Return => {
+                        returns |= bit;
+                        bit
+                    }
+                    _ => bit,
+                },
+                Node::If { then, otherwise } => {
+                    let a = apply(self.region(then), bit, &mut returns);
+                    let b = match otherwise {
+                        Some(o) => apply(self.region(o), bit, &mut returns),
+                        None => bit,
+                    };
+                    a | b
+                }
+                Node::Switch { cases } => {
+                    let mut out = false;
+                    for case in cases {
+                        out |= apply(self.region(case), bit, &mut returns);
+                    }
+                    out
+                }
+                Node::Scope { body } => apply(self.region(body), bit, &mut returns),
+                Node::Loop { body, .. } => {
+                    // Zero or more iterations: the head holds the bit that
+                    // entered or one an iteration left.
+                    let body = self.region(body);
+                    let mut head = bit;
+                    loop {
+                        let next = bit | apply(body, head, &mut returns);
+                        if next == head {
+                            break head;
+                        }
+                        head = next;
+                    }
+                }
+                Node::While { before, after } => {
+                    let (before, after) = (self.region(before), self.region(after));
+                    let mut head = bit;
+                    loop {
+                        let exit = apply(before, head, &mut returns);
+                        let next = bit | apply(after, exit, &mut returns);
+                        if next == head {
+                            break exit;
+                        }
+                        head = next;
+                    }
+                }
+                Node::Opaque { regions } => {
+                    let summaries: Vec<BitSummary> = regions.iter().map(|r| self.region(r)).collect();
+                    let mut head = bit;
+                    loop {
+                        let next = summaries.iter().fold(bit, |acc, s| acc | apply(*s, head, &mut returns));
+                        if next == head {
+                            break head;
+                        }
+                        head = next;
+                    }
+                }
+            };
+        }
+        (bit, returns)
+    }
+}
