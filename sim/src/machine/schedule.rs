@@ -16,11 +16,8 @@ impl Machine {
         if state.finding.is_some() {
             return;
         }
-        for (t, thread) in state.threads.iter().enumerate() {
-            // A thread found resting is running: its status is not read.
-            let known = matches!(state.rests.0.get(t), Some(Some(_)));
-            let t = t as ThreadId;
-            if (known || thread.status == Status::Running) && self.enabled(state, t) || self.joinable(state, t) {
+        for t in 0..state.threads.len() as ThreadId {
+            if self.running(state, t) && self.enabled(state, t) || self.joinable(state, t) {
                 actions.push(Action::Step(t));
             }
         }
@@ -32,6 +29,12 @@ impl Machine {
         if self.collective_ready(state) {
             actions.push(Action::Collective);
         }
+    }
+
+    /// Whether `t` is running. A thread found resting is: its status is
+    /// not read.
+    fn running(&self, state: &State, t: ThreadId) -> bool {
+        matches!(state.rests.0.get(t as usize), Some(Some(_))) || state.threads[t as usize].status == Status::Running
     }
 
     /// No finding yet, no action, and not finished.
@@ -234,19 +237,18 @@ impl Machine {
         self.program.funcs[frame.func as usize].sites.get((frame.pc as usize).checked_sub(1)?).copied()
     }
 
-    /// The cell of the `ge` wait `t` rests at, if it rests at one.
     /// The cell of the wait `t` rests at, if it does not hold there: the
-    /// dynamic search's process for `t` is then giving the wait up
+    /// dynamic search's process for `t` is then blocking at the wait
     /// (`explore::dpor::events::Move::Block`).
     pub fn failing_wait_at(&self, state: &State, t: ThreadId) -> Option<Loc> {
-        let known = matches!(state.rests.0.get(t as usize), Some(Some(_)));
-        if !known && state.threads[t as usize].status != Status::Running {
+        if !self.running(state, t) {
             return None;
         }
         let wait = self.wait_at(state, t)?;
         (!self.wait_holds(state, wait)).then_some(wait.loc)
     }
 
+    /// The cell of the `ge` wait `t` rests at, if it rests at one.
     pub fn ge_wait_at(&self, state: &State, t: ThreadId) -> Option<Loc> {
         let wait = self.wait_at(state, t)?;
         (!wait.equal).then_some(wait.loc)
