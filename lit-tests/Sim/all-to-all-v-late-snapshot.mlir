@@ -24,7 +24,7 @@
 // LATE:      all-to-all-v-late-snapshot.mlir:[[@LINE+11]]:5: error: data race: unordered accesses to element 1 of argument #1 of @entry on rank 0: no happens-before edge orders them
 // LATE-NEXT: all-to-all-v-late-snapshot.mlir:[[@LINE+19]]:3: note: read by rank 1 block 0 'ccl.remote_load' (step snapshot) in launch 1 of @__ccl_all_to_all_v_p4_b4
 // LATE-NEXT: all-to-all-v-late-snapshot.mlir:[[@LINE+9]]:5: note: write by rank 0 block 0 'ccl.tensor_write' in launch 1 of @stage
-// LATE-NEXT: schedule ({{[0-9]+}} steps, found after {{[0-9]+}} states):
+// LATE-NEXT: schedule ({{[0-9]+}} steps, found after {{[0-9]+}} states, in random schedule {{[0-9]+}} of seed 1):
 
 func.func @stage(%send_counts: memref<4xi32, #ccl.window>) attributes {ccl.kind = "aiv"} {
   %c0 = arith.constant 0 : index

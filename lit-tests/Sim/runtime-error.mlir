@@ -13,7 +13,7 @@
 
 // A random schedule may let rank 0 notify first; it ends at rank 1's.
 // PEER-RANDOM:      error: peer 2 is not a rank (0..2){{$}}
-// PEER-RANDOM-NEXT: schedule ({{[12]}} steps, found after {{[0-9]+}} states):
+// PEER-RANDOM-NEXT: schedule ({{[12]}} steps, found after {{[0-9]+}} states, in random schedule 1 of seed 0):
 // PEER-RANDOM:      rank 1 block 0: 'ccl.notify' at {{.*}}runtime-error.mlir:{{[0-9]+}}:3{{$}}
 // PEER-RANDOM-NOT:  {{.}}
 

@@ -11,7 +11,10 @@ they run.
   failing with :class:`DiagnosticError`, whose ``.diagnostics`` are
   :class:`Diagnostic` objects;
 - :func:`simulate`: ``ccl-sim``'s search for data races, returning a
-  :class:`SimulationResult`.
+  :class:`SimulationResult`;
+- :func:`simulate_sharded`: the same search split into shards (random
+  schedules or a swarm), run on Ray or on local processes
+  (:mod:`cclir.shards`).
 """
 
 from ._cclir import (
@@ -34,6 +37,19 @@ from ._cclir import (
     verify,
 )
 
+# The sharded search is imported when first used: `python -m cclir.shards`
+# runs that module as a script, which must not be imported before.
+_SHARDS = ("ShardResult", "ShardedResult", "simulate_sharded")
+
+
+def __getattr__(name: str):
+    if name in _SHARDS:
+        from . import shards
+
+        return getattr(shards, name)
+    raise AttributeError(f"module 'cclir' has no attribute {name!r}")
+
+
 __all__ = [
     "Access",
     "Diagnostic",
@@ -41,6 +57,8 @@ __all__ = [
     "Executed",
     "MarkerCounts",
     "Race",
+    "ShardResult",
+    "ShardedResult",
     "SimulationResult",
     "Step",
     "__version__",
@@ -51,5 +69,6 @@ __all__ = [
     "peers_of_block",
     "run_pipeline",
     "simulate",
+    "simulate_sharded",
     "verify",
 ]

@@ -96,6 +96,8 @@ class SimulationResult:
     exit_code: int
     states: int
     schedules: Optional[int]
+    schedule_digests: dict[int, int]
+    run: Optional[int]
     diagnostic: Optional[Diagnostic]
     race: Optional[Race]
     schedule: list[Step]
@@ -124,6 +126,8 @@ def simulate(
     engine: str = "dfs",
     por: str = "on",
     max_time: Optional[float] = None,
+    swarm: bool = False,
+    shard: Optional[str] = None,
     no_reduction: bool = False,
     reference: bool = False,
     # settings-end

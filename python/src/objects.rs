@@ -285,8 +285,15 @@ pub struct SimulationResult {
     pub exit_code: u8,
     /// Distinct states (exhaustive) or states stepped through (random).
     pub states: usize,
-    /// Random schedules run; None for the exhaustive search.
+    /// Random schedules run to their end; None for the exhaustive search
+    /// and for a finding.
     pub schedules: Option<usize>,
+    /// Each random schedule that ran to its end (before a finding too), by
+    /// number from 0: a digest of the actions it took. The shards of a
+    /// search together have the whole search's.
+    pub schedule_digests: BTreeMap<usize, u64>,
+    /// The number (from 0) of the random schedule that found the finding.
+    pub run: Option<usize>,
     /// The finding (or the bound reached) as ccl-sim reports it.
     pub diagnostic: Option<Diagnostic>,
     pub race: Option<Race>,
@@ -305,6 +312,8 @@ impl SimulationResult {
             exit_code: summary.verdict.exit_code(),
             states: summary.states,
             schedules: summary.schedules,
+            schedule_digests: summary.digests.iter().copied().collect(),
+            run: summary.run,
             diagnostic: summary.diagnostic.as_ref().map(Diagnostic::from),
             race: summary.race.as_ref().map(Race::from),
             schedule: summary.schedule.iter().map(Step::from).collect(),

@@ -33,7 +33,7 @@ pub mod value;
 pub mod views;
 
 pub use cost::{Cost, CostRange, RunCost};
-pub use explore::{Bound, Engine, Outcome, SearchConfig, SearchStats, Step, Store};
+pub use explore::{Bound, Engine, Outcome, Sampled, SearchConfig, SearchStats, Shard, Step, Store};
 pub use machine::{Finding, Limits, Machine, RaceKind};
 pub use options::{available_threads, EntryArg, Options, Search};
 
@@ -88,7 +88,9 @@ pub fn run(program: Program, options: &Options) -> Result<(Machine, Outcome), In
 fn search(mut machine: Machine, options: &Options) -> (Machine, Outcome) {
     let outcome = match options.search {
         Search::Exhaustive => {
-            let config = SearchConfig { max_states: options.max_states, ..options.search_config };
+            // A swarm member's order: the seed and the shard, mixed.
+            let swarm = options.swarm.then(|| explore::swarm_seed(options.seed, options.shard));
+            let config = SearchConfig { max_states: options.max_states, swarm, ..options.search_config };
             // The dynamic reduction schedules wake-ups as steps of their
             // own; its schedules are replayed (reports, traces) the same way.
             machine.eager_wakeups = config.engine != Engine::Dpor;
@@ -103,7 +105,15 @@ fn search(mut machine: Machine, options: &Options) -> (Machine, Outcome) {
                 }
             };
             let trace: Option<explore::Tracer> = options.trace.then_some(&show);
-            explore::random(&machine, runs, seed, options.max_states, trace, options.search_config.threads)
+            explore::random(
+                &machine,
+                runs,
+                seed,
+                options.shard,
+                options.max_states,
+                trace,
+                options.search_config.threads,
+            )
         }
     };
     (machine, outcome)

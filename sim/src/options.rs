@@ -15,13 +15,13 @@
 //! sets); `CCLIR_BLESS=1 cargo test --test sim_options` then rewrites the
 //! stub and the docs' usage.
 
-use crate::explore::{Engine, SearchConfig, Store};
+use crate::explore::{Engine, SearchConfig, Shard, Store};
 use crate::machine::Limits;
 use crate::memory;
 use std::sync::Arc;
 
 /// How to search.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Search {
     Exhaustive,
     Random { runs: usize, seed: u64 },
@@ -63,6 +63,13 @@ pub struct Options {
     /// How the exhaustive search runs (its `max_states` is the field
     /// above).
     pub search_config: SearchConfig,
+    /// `--seed`: the random schedules', and a swarm's order.
+    pub seed: u64,
+    /// `--swarm`: the exhaustive search takes successors in an order drawn
+    /// from the seed and the shard.
+    pub swarm: bool,
+    /// `--shard K/N`: this part of a random or swarm search.
+    pub shard: Shard,
 }
 
 /// The cores the search may use (1 where they cannot be counted).
@@ -86,6 +93,9 @@ impl Default for Options {
             no_reduction: false,
             reference: false,
             trace: false,
+            seed: 0,
+            swarm: false,
+            shard: Shard::default(),
             // Computed: every core (`--threads`).
             search_config: SearchConfig { threads: available_threads(), ..SearchConfig::default() },
         };
@@ -279,7 +289,7 @@ pub static SETTINGS: &[Setting] = &[
             if let Search::Random { seed, .. } = &mut options.search {
                 *seed = value;
             }
-            Ok(())
+            set(&mut options.seed, value)
         },
     },
     Setting {
@@ -400,6 +410,39 @@ pub static SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        name: "swarm",
+        syntax: Syntax::Flag,
+        help: "Explore every schedule in an order of this run's own, drawn from --seed and --shard (a swarm: many \
+               such runs, bounded, cover a space too large for one)",
+        default: DefaultValue::None,
+        python: true,
+        excludes: &[],
+        apply: |options, _| match (&options.search, options.search_config.engine) {
+            (Search::Exhaustive, Engine::Dfs) => set(&mut options.swarm, true),
+            (Search::Random { .. }, _) => {
+                Err(Invalid::Range("{} orders the exhaustive search: it excludes --random".to_string()))
+            }
+            _ => Err(Invalid::Range(
+                "{} orders the depth-first engine's search: it excludes --por dpor and --engine stateright".to_string(),
+            )),
+        },
+    },
+    Setting {
+        name: "shard",
+        syntax: Syntax::Value { value: "K/N", kind: Kind::Text },
+        help: "Run part K (from 0) of N of the search: the random schedules numbered K modulo N, or swarm member K",
+        default: DefaultValue::None,
+        python: true,
+        excludes: &[],
+        apply: |options, text| {
+            let shard = Shard::parse(text).map_err(Invalid::Value)?;
+            if matches!(options.search, Search::Exhaustive) && !options.swarm {
+                return Err(Invalid::Range("{} splits a --random or --swarm search: give one of them".to_string()));
+            }
+            set(&mut options.shard, shard)
+        },
+    },
+    Setting {
         name: "stats",
         syntax: Syntax::Flag,
         help: "Print what the exhaustive search stored (bytes a state), its depth and time",
@@ -445,6 +488,8 @@ pub static SETTINGS: &[Setting] = &[
                 (options.no_reduction, "--no-reduction"),
                 (config.store != Store::default(), "--exact and --fingerprint"),
                 (config.max_seconds.is_some(), "--max-time"),
+                (options.swarm, "--swarm"),
+                (options.shard != Shard::default(), "--shard"),
             ];
             match machine_only.iter().find(|(given, _)| *given) {
                 Some((_, option)) => Err(Invalid::Range(format!(

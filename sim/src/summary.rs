@@ -137,8 +137,14 @@ pub struct Summary {
     pub verdict: Verdict,
     /// Distinct states (exhaustive) or states stepped through (random).
     pub states: usize,
-    /// Random schedules run, `None` for the exhaustive search.
+    /// Random schedules run to their end, `None` for the exhaustive search
+    /// and for a finding.
     pub schedules: Option<usize>,
+    /// Each random schedule run to its end (before a finding too): its
+    /// number (from 0) and digest ([`crate::Sampled`]).
+    pub digests: Vec<(usize, u64)>,
+    /// The number (from 0) of the random schedule that found the finding.
+    pub run: Option<usize>,
     /// The finding or the bound, as the text report's diagnostics.
     pub diagnostic: Option<Diagnostic>,
     pub race: Option<RaceReport>,
@@ -195,7 +201,9 @@ pub fn summarize(machine: &Machine, outcome: &Outcome, trace: Option<&Trace>) ->
         Outcome::Clean { states, schedules, cost, .. } => Summary {
             verdict: Verdict::Clean,
             states: *states,
-            schedules: *schedules,
+            schedules: schedules.as_ref().map(|sampled| sampled.runs.len()),
+            digests: schedules.as_ref().map(|sampled| sampled.runs.clone()).unwrap_or_default(),
+            run: None,
             diagnostic: None,
             race: None,
             schedule: Vec::new(),
@@ -205,12 +213,14 @@ pub fn summarize(machine: &Machine, outcome: &Outcome, trace: Option<&Trace>) ->
             verdict: Verdict::NoConclusion,
             states: *states,
             schedules: None,
+            digests: Vec::new(),
+            run: None,
             diagnostic: Some(report::search_limit(machine, *bound, *states, *generated)),
             race: None,
             schedule: Vec::new(),
             cost: None,
         },
-        Outcome::Found { finding, schedule, last, states, .. } => {
+        Outcome::Found { finding, schedule, last, states, run, schedules, .. } => {
             let verdict = match &**finding {
                 Finding::Race(_) => Verdict::Race,
                 Finding::Deadlock => Verdict::Deadlock,
@@ -230,6 +240,8 @@ pub fn summarize(machine: &Machine, outcome: &Outcome, trace: Option<&Trace>) ->
                 verdict,
                 states: *states,
                 schedules: None,
+                digests: schedules.as_ref().map(|sampled| sampled.runs.clone()).unwrap_or_default(),
+                run: *run,
                 diagnostic: Some(report::finding_diagnostic(machine, finding, last)),
                 race,
                 schedule: schedule.iter().enumerate().map(|(n, step)| step_report(machine, n + 1, step)).collect(),

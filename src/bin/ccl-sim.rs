@@ -18,7 +18,7 @@
 
 use cclir::process::{allocator, streams};
 use cclir::sim::options::{self, Setting, Syntax};
-use cclir::sim::{self, memory, report, Options, Outcome, Search};
+use cclir::sim::{self, memory, report, Options, Outcome};
 use clap::builder::{OsStringValueParser, PathBufValueParser, TypedValueParser};
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::parser::ValueSource;
@@ -359,6 +359,17 @@ fn reference(program: &cclir::Program<'_>, options: &Options) -> (Verdict, Repor
     (verdict, Reports::None)
 }
 
+/// Which part of a sharded or swarm search this run is, as the verdict
+/// line says it (nothing for a whole search).
+fn shard_text(options: &sim::Options) -> String {
+    let shard = options.shard;
+    match (options.swarm, shard.count) {
+        (true, _) => format!(", swarm member {}/{} of seed {}", shard.index, shard.count, options.seed),
+        (false, 1) => String::new(),
+        (false, _) => format!(", shard {}/{}", shard.index, shard.count),
+    }
+}
+
 /// Prints the report of `outcome` on standard error and returns the verdict.
 fn verdict(args: &Args, machine: &sim::Machine, outcome: &Outcome) -> Verdict {
     let ranks = args.options.ranks;
@@ -367,19 +378,19 @@ fn verdict(args: &Args, machine: &sim::Machine, outcome: &Outcome) -> Verdict {
     match outcome {
         Outcome::Clean { states, schedules: None, cost, .. } => Verdict {
             stdout: format!(
-                "ccl-sim: no race: {states} states explored, every schedule of {ranks} ranks\n{}",
+                "ccl-sim: no race: {states} states explored, every schedule of {ranks} ranks{}\n{}",
+                shard_text(&args.options),
                 executed(cost)
             ),
             code: 0,
         },
-        Outcome::Clean { states, schedules: Some(runs), cost, .. } => {
-            let seed = match args.options.search {
-                Search::Random { seed, .. } => seed,
-                Search::Exhaustive => 0,
-            };
+        Outcome::Clean { states, schedules: Some(sampled), cost, .. } => {
+            let runs = sampled.runs.len();
             Verdict {
                 stdout: format!(
-                    "ccl-sim: no race: {runs} random schedules of {ranks} ranks ({states} states, seed {seed})\n{}",
+                    "ccl-sim: no race: {runs} random schedules of {ranks} ranks ({states} states, seed {}{})\n{}",
+                    args.options.seed,
+                    shard_text(&args.options),
                     executed(cost)
                 ),
                 code: 0,
@@ -389,14 +400,22 @@ fn verdict(args: &Args, machine: &sim::Machine, outcome: &Outcome) -> Verdict {
         Outcome::Limit { states, generated, bound, .. } => {
             fail(report::search_limit(machine, *bound, *states, *generated))
         }
-        Outcome::Found { finding, schedule, last, states, .. } => {
+        Outcome::Found { finding, schedule, last, states, run, .. } => {
             eprint!("{}", report::finding(machine, finding, last));
             let code = match **finding {
                 sim::Finding::Error { .. } | sim::Finding::Limit { .. } => 1,
                 _ => 3,
             };
             let shown = if args.trace { 0 } else { schedule.len().saturating_sub(SHOWN_STEPS) };
-            eprintln!("schedule ({} steps, found after {states} states):", schedule.len());
+            let found_in = match run {
+                Some(run) => format!(", in random schedule {} of seed {}", run + 1, args.options.seed),
+                None => String::new(),
+            };
+            eprintln!(
+                "schedule ({} steps, found after {states} states{found_in}{}):",
+                schedule.len(),
+                shard_text(&args.options)
+            );
             if shown > 0 {
                 eprintln!("  ... {shown} earlier steps (--trace prints them)");
             }

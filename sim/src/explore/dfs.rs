@@ -169,6 +169,10 @@ impl Search<'_> {
         }
         // Pushed in reverse, the first successor is expanded first.
         let mut new = Vec::new();
+        // A swarm's order depends on the state (its successors' prints
+        // name it), so it is the same whichever worker expands it.
+        let order =
+            self.config.swarm.map(|seed| successors.iter().fold(seed, |mix, (_, _, print)| mix ^ *print as u64));
         for (action, next, print) in successors {
             if next.finding.is_some() {
                 let mut actions = actions_of(&path);
@@ -180,6 +184,9 @@ impl Search<'_> {
             if self.visited.insert(print, &next) {
                 new.push((action, next));
             }
+        }
+        if let Some(order) = order {
+            fastrand::Rng::with_seed(order).shuffle(&mut new);
         }
         for (action, next) in new.into_iter().rev() {
             let path = Some(Arc::new(PathNode { action, parent: path.clone() }));
@@ -312,7 +319,7 @@ pub fn search(machine: Machine, config: &SearchConfig) -> Outcome {
             // The replayed state is the one found (the machine is
             // deterministic); a deadlock is found where no step is left.
             let finding = if last.finding.is_some() { finding_of(&machine, &last) } else { finding };
-            Outcome::Found { finding, schedule, last: Box::new(last), states, stats }
+            Outcome::Found { finding, schedule, last: Box::new(last), states, run: None, schedules: None, stats }
         }
         Some(Stop::Bound(bound)) => {
             Outcome::Limit { states, generated: search.generated.load(Ordering::Relaxed), bound, stats }

@@ -29,15 +29,81 @@ use std::time::Instant;
 
 pub use random::{random, schedule as random_schedule, Traced, Tracer};
 
+/// One part of a search split into `count` independent parts (`--shard
+/// K/N`): part `index` runs the random schedules whose number is `index`
+/// modulo `count`, or (a swarm) the whole exhaustive search in an order of
+/// its own. The parts' verdicts combine: a finding in any part is the
+/// search's; the random parts together run exactly the schedules the whole
+/// search runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Default for Shard {
+    fn default() -> Self {
+        Shard { index: 0, count: 1 }
+    }
+}
+
+impl Shard {
+    /// The `k`-th (from 0) of this part's schedules among `runs`.
+    pub fn run(self, k: usize) -> usize {
+        self.index + k * self.count
+    }
+
+    /// How many of `runs` schedules are this part's.
+    pub fn runs_of(self, runs: usize) -> usize {
+        runs.saturating_sub(self.index).div_ceil(self.count)
+    }
+
+    /// Reads `K/N` (0 <= K < N).
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let (index, count) = text.split_once('/').ok_or("expected K/N")?;
+        let number = |part: &str| part.trim().parse::<usize>().map_err(|_| "expected K/N, two integers".to_string());
+        let (index, count) = (number(index)?, number(count)?);
+        if count == 0 || index >= count {
+            return Err(format!("K must be below N (shards are numbered from 0): {index}/{count}"));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// The order seed of swarm member `shard` of a search seeded `seed`.
+pub fn swarm_seed(seed: u64, shard: Shard) -> u64 {
+    random::run_seed(seed, shard.index)
+}
+
+/// The random schedules a search ran to their end: each one's number
+/// (from 0) and a digest of the actions it took, by number. Two searches
+/// that ran the same schedules have the same digests; the parts of a
+/// sharded search together have the whole search's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sampled {
+    pub runs: Vec<(usize, u64)>,
+}
+
 /// What a search found.
 #[derive(Debug)]
 pub enum Outcome {
     /// Every schedule (exhaustive) or every sampled schedule ran to its end
     /// without a finding; `cost` is what they executed.
-    Clean { states: usize, schedules: Option<usize>, cost: RunCost, stats: Option<SearchStats> },
+    /// `schedules` are the random ones (none for an exhaustive search).
+    Clean { states: usize, schedules: Option<Sampled>, cost: RunCost, stats: Option<SearchStats> },
     /// A race, deadlock, runtime error or located limit, with the schedule
-    /// that led there and the state it ended in.
-    Found { finding: Arc<Finding>, schedule: Vec<Step>, last: Box<State>, states: usize, stats: Option<SearchStats> },
+    /// that led there and the state it ended in; `run` is the number (from
+    /// 0) of the random schedule that found it, `schedules` the random ones
+    /// that ran to their end.
+    Found {
+        finding: Arc<Finding>,
+        schedule: Vec<Step>,
+        last: Box<State>,
+        states: usize,
+        run: Option<usize>,
+        schedules: Option<Sampled>,
+        stats: Option<SearchStats>,
+    },
     /// A bound of the whole search was reached first: nothing can be
     /// concluded.
     Limit { states: usize, generated: usize, bound: Bound, stats: Option<SearchStats> },
@@ -163,6 +229,10 @@ pub struct SearchConfig {
     /// others may split the tree: a small search runs on one thread, so
     /// what it reports is the same in every run (`dpor::worker`).
     pub solo: usize,
+    /// A swarm's order (`--swarm`): the depth-first search takes each
+    /// state's successors in an order drawn from this seed and the state,
+    /// not the machine's. `None`: the machine's order.
+    pub swarm: Option<u64>,
 }
 
 impl Default for SearchConfig {
@@ -175,6 +245,7 @@ impl Default for SearchConfig {
             por: true,
             max_seconds: None,
             solo: 20_000,
+            swarm: None,
         }
     }
 }

@@ -6,17 +6,24 @@
 //! the schedules are the same whichever thread runs them: the runs are
 //! shared out to the threads, and the finding reported is that of the
 //! lowest-numbered run that found one (the runs below it all complete).
+//!
+//! A shard (`--shard K/N`) runs the runs numbered K modulo N, each as the
+//! whole search runs it: N shards together run the whole search's
+//! schedules, and the lowest-numbered finding among them is the whole
+//! search's. Each run that ends is recorded with a digest of its actions,
+//! so that two searches can be shown to have run the same schedules.
 
-use super::{finding_of, replay, Bound, Outcome};
+use super::{finding_of, replay, Bound, Outcome, Sampled, Shard};
 use crate::cost::{RunCost, Tally};
 use crate::machine::{Action, Machine, State};
 use crate::memory;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The generator's seed for run `run`: SplitMix64 of the two, so nearby
 /// seeds and runs give unrelated schedules.
-fn run_seed(seed: u64, run: usize) -> u64 {
+pub(super) fn run_seed(seed: u64, run: usize) -> u64 {
     let mut z = seed ^ (run as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -38,15 +45,18 @@ pub type Tracer<'a> = &'a (dyn Fn(Traced<'_>) + Sync);
 
 /// How one run ended.
 enum RunEnd {
-    /// It reached its end; what it executed.
-    Finished(Tally),
+    /// It reached its end; what it executed and the digest of its actions.
+    Finished(Tally, u64),
     /// A finding, with the actions that led there.
     Found(Vec<Action>),
     Bound(Bound),
+    /// Stopped because a lower-numbered run found something.
+    Moot,
 }
 
 struct Shared<'a> {
     machine: &'a Machine,
+    shard: Shard,
     max_states: usize,
     trace: Option<Tracer<'a>>,
     next_run: AtomicUsize,
@@ -56,6 +66,8 @@ struct Shared<'a> {
     found: Mutex<Option<(usize, Vec<Action>)>>,
     bound: Mutex<Option<Bound>>,
     cost: Mutex<RunCost>,
+    /// The runs that reached their end, with their digests.
+    ended: Mutex<Vec<(usize, u64)>>,
 }
 
 impl Shared<'_> {
@@ -70,6 +82,9 @@ impl Shared<'_> {
         // The actions taken: a finding's schedule is replayed from them.
         let mut taken: Vec<Action> = Vec::new();
         let mut actions = Vec::new();
+        // The digest of the actions taken (`Sampled`): the same build hashes
+        // the same schedule the same way.
+        let mut digest = DefaultHasher::new();
         loop {
             // Every run's steps, for the report's total.
             self.steps.fetch_add(1, Ordering::Relaxed);
@@ -90,7 +105,7 @@ impl Shared<'_> {
                 return RunEnd::Bound(Bound::Memory { max: machine.limits.max_memory, held });
             }
             if actions.is_empty() {
-                return RunEnd::Finished(state.cost.clone());
+                return RunEnd::Finished(state.cost.clone(), digest.finish());
             }
             let action = actions[rng.usize(..actions.len())];
             if let Some(trace) = self.trace {
@@ -99,9 +114,11 @@ impl Shared<'_> {
             // No earlier state is kept: the step changes this one in place.
             machine.apply(&mut state, action);
             taken.push(action);
-            // A lower-numbered run's finding makes this one moot.
+            action.hash(&mut digest);
+            // A lower-numbered run's finding makes this one moot (it is not
+            // recorded as ended).
             if self.stopped.load(Ordering::Relaxed) && self.found_before(run) {
-                return RunEnd::Finished(state.cost.clone());
+                return RunEnd::Moot;
             }
         }
     }
@@ -110,16 +127,22 @@ impl Shared<'_> {
         self.found.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(|(first, _)| *first < run)
     }
 
+    /// Takes this shard's runs (of `runs`) one after the other until none
+    /// is left or the search stopped.
     fn work(&self, runs: usize, seed: u64) {
+        let mine = self.shard.runs_of(runs);
         loop {
-            let run = self.next_run.fetch_add(1, Ordering::Relaxed);
-            if run >= runs || (self.stopped.load(Ordering::Relaxed) && (self.found_before(run) || self.bounded())) {
+            let k = self.next_run.fetch_add(1, Ordering::Relaxed);
+            let run = self.shard.run(k);
+            if k >= mine || (self.stopped.load(Ordering::Relaxed) && (self.found_before(run) || self.bounded())) {
                 return;
             }
             match self.run(run, seed) {
-                RunEnd::Finished(cost) => {
-                    self.cost.lock().unwrap_or_else(|e| e.into_inner()).record(&self.machine.program, &cost)
+                RunEnd::Finished(cost, digest) => {
+                    self.cost.lock().unwrap_or_else(|e| e.into_inner()).record(&self.machine.program, &cost);
+                    self.ended.lock().unwrap_or_else(|e| e.into_inner()).push((run, digest));
                 }
+                RunEnd::Moot => {}
                 RunEnd::Found(actions) => {
                     let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
                     if found.as_ref().is_none_or(|(first, _)| run < *first) {
@@ -140,19 +163,22 @@ impl Shared<'_> {
     }
 }
 
-/// Runs `runs` random schedules from `seed` on `threads` threads (one with
-/// `trace`, which is told each schedule and each step as it runs), stopping
-/// when one schedule reaches `max_states` steps or at the memory bound.
+/// Runs `shard`'s part of `runs` random schedules from `seed` on `threads`
+/// threads (one with `trace`, which is told each schedule and each step as
+/// it runs), stopping when one schedule reaches `max_states` steps or at
+/// the memory bound.
 pub fn random(
     machine: &Machine,
     runs: usize,
     seed: u64,
+    shard: Shard,
     max_states: usize,
     trace: Option<Tracer<'_>>,
     threads: usize,
 ) -> Outcome {
     let shared = Shared {
         machine,
+        shard,
         max_states,
         trace,
         next_run: AtomicUsize::new(0),
@@ -161,8 +187,9 @@ pub fn random(
         found: Mutex::new(None),
         bound: Mutex::new(None),
         cost: Mutex::new(RunCost::default()),
+        ended: Mutex::new(Vec::new()),
     };
-    let threads = if trace.is_some() { 1 } else { threads.clamp(1, runs.max(1)) };
+    let threads = if trace.is_some() { 1 } else { threads.clamp(1, shard.runs_of(runs).max(1)) };
     if threads == 1 {
         shared.work(runs, seed);
     } else {
@@ -179,16 +206,20 @@ pub fn random(
     }
     let states = shared.steps.load(Ordering::Relaxed);
     // A finding is conclusive even if a bound stopped another run.
-    if let Some((_, actions)) = shared.found.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    let mut ended = shared.ended.into_inner().unwrap_or_else(|e| e.into_inner());
+    ended.sort_unstable();
+    let schedules = Some(Sampled { runs: ended });
+    if let Some((run, actions)) = shared.found.into_inner().unwrap_or_else(|e| e.into_inner()) {
         let (schedule, last) = replay(machine, &actions);
         let finding = finding_of(machine, &last);
-        return Outcome::Found { finding, schedule, last: Box::new(last), states, stats: None };
+        let last = Box::new(last);
+        return Outcome::Found { finding, schedule, last, states, run: Some(run), schedules, stats: None };
     }
     if let Some(bound) = shared.bound.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Outcome::Limit { states, generated: states, bound, stats: None };
     }
     let cost = shared.cost.into_inner().unwrap_or_else(|e| e.into_inner());
-    Outcome::Clean { states, schedules: Some(runs), cost, stats: None }
+    Outcome::Clean { states, schedules, cost, stats: None }
 }
 
 /// Schedule `run` of `seed` on its own (the one `random` runs as that run),

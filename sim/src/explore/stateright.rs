@@ -122,7 +122,7 @@ pub fn search(machine: Machine, max_states: usize) -> Outcome {
             })
             .collect();
         let finding = finding_of(&machine, &last);
-        return Outcome::Found { finding, schedule, last: Box::new(last), states, stats };
+        return Outcome::Found { finding, schedule, last: Box::new(last), states, run: None, schedules: None, stats };
     }
     let model = checker.model();
     if let Some(bound) = *model.bound.lock().unwrap_or_else(|e| e.into_inner()) {

@@ -181,7 +181,15 @@ fn outcome(machine: &Machine, common: Common, threads: usize) -> Outcome {
         Some(Stop::Found(finding, actions)) => {
             let (schedule, last) = replay(machine, &actions);
             let finding = if last.finding.is_some() { finding_of(machine, &last) } else { finding };
-            Outcome::Found { finding, schedule, last: Box::new(last), states: transitions, stats }
+            Outcome::Found {
+                finding,
+                schedule,
+                last: Box::new(last),
+                states: transitions,
+                run: None,
+                schedules: None,
+                stats,
+            }
         }
         Some(Stop::Bound(bound)) => Outcome::Limit { states: transitions, generated: transitions, bound, stats },
         None => Outcome::Clean { states: transitions, schedules: None, cost, stats },
