@@ -18,6 +18,7 @@ reduction compared is the local-step one.
     python3 bench/sim_bench.py --spin [spin_bench.py's options]   # ccl-sim and Spin side by side
     python3 bench/sim_bench.py --random 20 --threads 1,2   # seconds a random schedule, P = 8 and 16
     python3 bench/sim_bench.py --random 1000 --sizes 16,32 --threads 2   # issue 27's 1,000 schedules
+    target/python-venv/bin/python bench/shard_bench.py     # the same, whole and in shards on Ray
 
 It needs the release build (cargo build --release) and writes
 bench/sim_results.json.
@@ -36,17 +37,15 @@ from sim_runs import BIN, ROOT, lowered_protocol, simulate
 def random_schedules(sizes, runs, threads, seed, max_states):
     """Seconds a random schedule: `ccl-sim --random RUNS` on the lowered
     protocol at each P,B of `sizes` with each thread count, wall and CPU
-    time of the whole process (its parse and compile included). The steps
-    of all schedules count against --max-states (about 48,000 a schedule at
-    P = 16, B = 32), so it is raised to a million a schedule."""
+    time of the whole process (its parse and compile included), with
+    --max-states (a bound of each schedule) as given."""
     with tempfile.TemporaryDirectory() as tmp:
         for p, b in sizes:
             path = os.path.join(tmp, f"protocol-{p}-{b}.mlir")
             lowered_protocol(p, b, path)
             for n in threads:
                 argv = [os.path.join(BIN, "ccl-sim"), path, "--ranks", str(p), "--random", str(runs),
-                        "--seed", str(seed), "--threads", str(n),
-                        "--max-states", str(max(max_states, runs * 1_000_000))]
+                        "--seed", str(seed), "--threads", str(n), "--max-states", str(max_states)]
                 before = os.times()
                 start = time.perf_counter()
                 done = subprocess.run(argv, capture_output=True, text=True)

@@ -122,28 +122,21 @@ def test_bad_requests(put_without_fence):
         cclir.simulate(put_without_fence, 2, random=4, shard="2/2")
 
 
+def shards_cli(*args):
+    return subprocess.run([sys.executable, "-m", "cclir.shards", *map(str, args)], capture_output=True, text=True,
+                          check=False)
+
+
 def test_the_command_line(tmp_path, fixed, put_without_fence):
     clean = tmp_path / "clean.mlir"
     clean.write_text(fixed)
-    run = subprocess.run(
-        [sys.executable, "-m", "cclir.shards", str(clean), "--ranks", "2", "--shards", "2", "--random", "6",
-         "--cluster", "processes"],
-        capture_output=True, text=True, check=False,
-    )
+    run = shards_cli(clean, "--ranks", 2, "--shards", 2, "--random", 6, "--cluster", "processes")
     assert run.returncode == 0 and run.stderr == "", run.stderr
     assert run.stdout.splitlines()[-1] == "clean on processes: 6 random schedules run to their end"
     racy = tmp_path / "racy.mlir"
     racy.write_text(put_without_fence)
-    run = subprocess.run(
-        [sys.executable, "-m", "cclir.shards", str(racy), "--ranks", "2", "--shards", "2", "--random", "40",
-         "--cluster", "processes"],
-        capture_output=True, text=True, check=False,
-    )
+    run = shards_cli(racy, "--ranks", 2, "--shards", 2, "--random", 40, "--cluster", "processes")
     assert run.returncode == 3
     assert "data race" in run.stderr
-    missing = subprocess.run(
-        [sys.executable, "-m", "cclir.shards", str(tmp_path / "none.mlir"), "--ranks", "2", "--shards", "2",
-         "--random", "2"],
-        capture_output=True, text=True, check=False,
-    )
+    missing = shards_cli(tmp_path / "none.mlir", "--ranks", 2, "--shards", 2, "--random", 2)
     assert missing.returncode == 1 and "error:" in missing.stderr
