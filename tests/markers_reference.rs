@@ -66,6 +66,9 @@ struct Tally {
     /// or data shared by two episodes, a wait that can be skipped or
     /// missed, two launches with no collective between them).
     unsound_hazard: usize,
+    /// Those by the hazards the generator names (a program may name
+    /// several).
+    unsound_by_hazard: std::collections::BTreeMap<String, usize>,
     /// Litmus programs with such a hazard.
     hazards: usize,
     /// (b) the minimal placement races, the rules' does not.
@@ -93,6 +96,9 @@ impl Tally {
         self.accepted += other.accepted;
         self.unsound.extend(other.unsound);
         self.unsound_hazard += other.unsound_hazard;
+        for (hazard, count) in other.unsound_by_hazard {
+            *self.unsound_by_hazard.entry(hazard).or_default() += count;
+        }
         self.hazards += other.hazards;
         self.minimal_worse.extend(other.minimal_worse);
         self.invalid.extend(other.invalid);
@@ -125,6 +131,9 @@ impl Tally {
             self.unsound_hazard,
             self.hazards
         );
+        for (hazard, count) in &self.unsound_by_hazard {
+            println!("      with the hazard '{hazard}': {count}");
+        }
         println!("  (b) minimal placement racy where the rules' is not: {}", self.minimal_worse.len());
         println!("  (c) invalid outputs or failing placements: {}", self.invalid.len());
         println!("  (d) minimal placement not a fixed point: {}", self.not_fixed.len());
@@ -293,7 +302,7 @@ fn hold(
     pipelines: &Pipelines<'_>,
     variant: &'static str,
     text: &str,
-    (ranks, hazard): (u16, bool),
+    (ranks, named): (u16, &[&str]),
     what: &str,
     tally: &mut Tally,
 ) -> Option<bool> {
@@ -310,8 +319,11 @@ fn hold(
     row[1] += racy as usize;
     row[2] += accepted as usize;
     if accepted && racy {
-        if hazard {
+        if !named.is_empty() {
             tally.unsound_hazard += 1;
+            for hazard in named {
+                *tally.unsound_by_hazard.entry(hazard.to_string()).or_default() += 1;
+            }
         } else {
             tally.unsound.push(format!("{what}, {variant}:\n{text}"));
         }
@@ -334,9 +346,10 @@ fn hold_seed(session: &Session, pipelines: &Pipelines<'_>, seed: u64, tally: &mu
     // or collective reads is one only for the rules (which mark window
     // writes only): the checker's Soundness covers it, so such programs
     // are held like the others.
-    let hazard = hazards(&litmus.text).iter().any(|h| !h.starts_with("a plain buffer read by"));
-    tally.hazards += hazard as usize;
-    let ranks = (litmus.ranks, hazard);
+    let named: Vec<&str> =
+        hazards(&litmus.text).into_iter().filter(|h| !h.starts_with("a plain buffer read by")).collect();
+    tally.hazards += !named.is_empty() as usize;
+    let ranks = (litmus.ranks, named.as_slice());
     hold(session, pipelines, "raw", &litmus.text, ranks, &what, tally);
     let rules = match place(session, &pipelines.rules, &litmus.text) {
         Ok(text) => text,

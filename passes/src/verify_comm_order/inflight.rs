@@ -26,6 +26,7 @@
 //! the sink pass which writes may overlap an earlier one at all, and around
 //! which loops: a fence is never carried past such a write.
 
+use super::walk::{Facts, Iteration, Walk};
 use crate::comm_order::memory::{covers, may_overlap_instances, Access, Aliases};
 use crate::comm_order::model::{EventKind, Function, Node, OpKey, Region, WindowId};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -86,9 +87,13 @@ struct State {
     dead: bool,
 }
 
-impl State {
-    fn dead() -> Self {
+impl Facts for State {
+    fn unreached() -> Self {
         State { dead: true, ..State::default() }
+    }
+
+    fn is_unreached(&self) -> bool {
+        self.dead
     }
 
     fn is_empty(&self) -> bool {
@@ -100,7 +105,9 @@ impl State {
         self.dirty.extend(other.dirty.iter().cloned());
         self.flight.extend(other.flight.iter().cloned());
     }
+}
 
+impl State {
     fn minus(&self, other: &State) -> State {
         State {
             dirty: self.dirty.difference(&other.dirty).cloned().collect(),
@@ -264,13 +271,6 @@ fn access_of(flight: Flight, accesses: &mut dyn Accesses) -> Vec<Access> {
     vec![access.unwrap_or_else(Access::anything)]
 }
 
-/// One iteration of a repeated construct.
-enum Iteration<'n> {
-    Body(&'n Region),
-    While(&'n Region, &'n Region),
-    AnyRegion(&'n [Region]),
-}
-
 struct Walker<'f, 'a> {
     function: &'f Function,
     mode: Mode,
@@ -290,6 +290,48 @@ struct Walker<'f, 'a> {
     report: Report,
     /// The window (destination value) of each store walked, by order.
     windows: FxHashMap<u32, Option<WindowId>>,
+}
+
+impl Walk for Walker<'_, '_> {
+    type Facts = State;
+
+    fn node(&mut self, node: &Node, state: &mut State, gens: bool) {
+        match node {
+            Node::Event(event) => self.event(event.order, &event.kind, state, gens),
+            Node::If { then, otherwise } => self.either(then, otherwise.as_ref(), state, gens),
+            Node::Switch { cases } => self.any_of(cases, state, gens),
+            Node::Loop { body, .. } => {
+                let owner = self.owner(body);
+                let incoming = std::mem::take(state);
+                *state = self.repeat(&Iteration::Body(body), owner, incoming, gens).0;
+            }
+            Node::While { before, after } => {
+                let owner = self.owner(before);
+                let incoming = std::mem::take(state);
+                *state = self.repeat(&Iteration::While(before, after), owner, incoming, gens).1;
+            }
+            Node::Scope { body } => {
+                let incoming = std::mem::take(state);
+                *state = self.region(body, incoming, gens);
+            }
+            Node::Opaque { regions } => {
+                let owner = regions.first().map(|r| self.owner(r)).unwrap_or(OpKey::synthetic(u32::MAX));
+                let incoming = std::mem::take(state);
+                *state = self.repeat(&Iteration::AnyRegion(regions), owner, incoming, gens).0;
+            }
+        }
+    }
+
+    /// A region of several blocks, along its successor edges, to the
+    /// fixpoint; a fact moving along an edge crosses the region (a value
+    /// outside its entry block may be another instance on the way back).
+    fn cfg(&mut self, region: &Region, entry: State, gens: bool) -> State {
+        let owner = self.owner(region);
+        self.enter(owner);
+        let exit = self.cfg_blocks(region, owner, entry, gens);
+        self.leave();
+        exit
+    }
 }
 
 impl Walker<'_, '_> {
@@ -340,31 +382,10 @@ impl Walker<'_, '_> {
         )
     }
 
-    fn region(&mut self, region: &Region, state: State, gens: bool) -> State {
-        if !gens && state.is_empty() {
-            return state;
-        }
-        match region.single_block() {
-            Some(nodes) => self.block(nodes, state, gens),
-            None => self.cfg(region, state, gens),
-        }
-    }
-
-    /// A region of several blocks, along its successor edges, to the
-    /// fixpoint; a fact moving along an edge crosses the region (a value
-    /// outside its entry block may be another instance on the way back).
-    fn cfg(&mut self, region: &Region, entry: State, gens: bool) -> State {
-        let owner = self.owner(region);
-        self.enter(owner);
-        let exit = self.cfg_blocks(region, owner, entry, gens);
-        self.leave();
-        exit
-    }
-
     fn cfg_blocks(&mut self, region: &Region, owner: OpKey, entry: State, gens: bool) -> State {
         let mut incoming: Vec<Option<State>> = vec![None; region.blocks.len()];
         let mut walked: Vec<bool> = vec![false; region.blocks.len()];
-        let mut exit = State::dead();
+        let mut exit = State::unreached();
         incoming[0] = Some(entry);
         let mut work = vec![0usize];
         while let Some(b) = work.pop() {
@@ -398,37 +419,6 @@ impl Walker<'_, '_> {
         exit
     }
 
-    fn block(&mut self, nodes: &[Node], mut state: State, gens: bool) -> State {
-        for node in nodes {
-            if state.dead || (!gens && state.is_empty()) {
-                break;
-            }
-            self.node(node, &mut state, gens);
-        }
-        state
-    }
-
-    fn iterate(&mut self, iteration: &Iteration<'_>, state: State, gens: bool) -> (State, State) {
-        match iteration {
-            Iteration::Body(body) => {
-                let end = self.region(body, state, gens);
-                (end.clone(), end)
-            }
-            Iteration::While(before, after) => {
-                let exit = self.region(before, state, gens);
-                let end = self.region(after, exit.clone(), gens);
-                (exit, end)
-            }
-            Iteration::AnyRegion(regions) => {
-                let mut end = State::dead();
-                for region in regions.iter() {
-                    end.union_with(&self.region(region, state.clone(), gens));
-                }
-                (end.clone(), end)
-            }
-        }
-    }
-
     /// Zero or more iterations of a construct owned by `owner`: (the
     /// facts at its head, the union of its exits). The body is walked once
     /// with generation, then with the facts that come around the back edge
@@ -446,49 +436,6 @@ impl Walker<'_, '_> {
         }
         self.leave();
         (header, exit)
-    }
-
-    fn node(&mut self, node: &Node, state: &mut State, gens: bool) {
-        match node {
-            Node::Event(event) => self.event(event.order, &event.kind, state, gens),
-            Node::If { then, otherwise } => {
-                let incoming = std::mem::take(state);
-                let mut joined = self.region(then, incoming.clone(), gens);
-                let other = match otherwise {
-                    Some(region) => self.region(region, incoming, gens),
-                    None => incoming,
-                };
-                joined.union_with(&other);
-                *state = joined;
-            }
-            Node::Switch { cases } => {
-                let incoming = std::mem::take(state);
-                let mut joined = State::dead();
-                for case in cases {
-                    joined.union_with(&self.region(case, incoming.clone(), gens));
-                }
-                *state = joined;
-            }
-            Node::Loop { body, .. } => {
-                let owner = self.owner(body);
-                let incoming = std::mem::take(state);
-                *state = self.repeat(&Iteration::Body(body), owner, incoming, gens).0;
-            }
-            Node::While { before, after } => {
-                let owner = self.owner(before);
-                let incoming = std::mem::take(state);
-                *state = self.repeat(&Iteration::While(before, after), owner, incoming, gens).1;
-            }
-            Node::Scope { body } => {
-                let incoming = std::mem::take(state);
-                *state = self.region(body, incoming, gens);
-            }
-            Node::Opaque { regions } => {
-                let owner = regions.first().map(|r| self.owner(r)).unwrap_or(OpKey::synthetic(u32::MAX));
-                let incoming = std::mem::take(state);
-                *state = self.repeat(&Iteration::AnyRegion(regions), owner, incoming, gens).0;
-            }
-        }
     }
 
     /// Pairs what op `order` issues with what is in flight there: now, for

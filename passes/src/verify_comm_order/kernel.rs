@@ -21,6 +21,7 @@
 //! back edge (none at all in a program whose markers are in place).
 
 use super::lattice::{Rel, Sources, State, Summary, ENTRY, OPAQUE};
+use super::walk::{Iteration, Walk};
 use crate::comm_order::model::{Event, EventKind, Function, Node, OpKey, Region};
 use rustc_hash::FxHashMap;
 
@@ -149,16 +150,6 @@ pub fn after_the_rules(function: &Function) -> Function {
     Function { body: function.body.as_ref().map(region), callees: function.callees.clone(), ..function.clone() }
 }
 
-/// One iteration of a repeated construct.
-enum Iteration<'n> {
-    /// A loop body.
-    Body(&'n Region),
-    /// `scf.while`: before, then after; the loop exits after `before`.
-    While(&'n Region, &'n Region),
-    /// Any one of these regions.
-    AnyRegion(&'n [Region]),
-}
-
 struct Walker {
     summaries: Vec<Option<Summary>>,
     sources: FxHashMap<u32, (OpKey, SourceKind)>,
@@ -166,6 +157,75 @@ struct Walker {
     unprotected_read: Option<(u32, OpKey)>,
     unprotected_reads: Vec<(u32, OpKey)>,
     delta_walks: u64,
+}
+
+impl Walk for Walker {
+    type Facts = State;
+
+    fn node(&mut self, node: &Node, state: &mut State, gens: bool) {
+        match node {
+            Node::Event(event) => self.event(event, state, gens),
+            Node::If { then, otherwise } => self.either(then, otherwise.as_ref(), state, gens),
+            Node::Switch { cases } => self.any_of(cases, state, gens),
+            Node::Loop { body, .. } => {
+                // InCore: a parallel loop's iterations may also run one after
+                // another on the core, so it is treated as sequential.
+                let incoming = std::mem::take(state);
+                *state = self.repeat(&Iteration::Body(body), incoming, gens).0;
+            }
+            Node::While { before, after } => {
+                let incoming = std::mem::take(state);
+                *state = self.repeat(&Iteration::While(before, after), incoming, gens).1;
+            }
+            Node::Scope { body } => {
+                let incoming = std::mem::take(state);
+                *state = self.region(body, incoming, gens);
+            }
+            Node::Opaque { regions } => {
+                let incoming = std::mem::take(state);
+                *state = self.repeat(&Iteration::AnyRegion(regions), incoming, gens).0;
+            }
+        }
+    }
+
+    /// A region of several blocks, along its successor edges: a block's
+    /// incoming facts are the union of its predecessors' outgoing ones, to
+    /// the fixpoint (facts only grow); the region ends with the union of
+    /// what its exit blocks end with, dead when none is reached. Blocks the
+    /// entry does not reach are not walked: no path gets there.
+    fn cfg(&mut self, region: &Region, entry: State, gens: bool) -> State {
+        let mut incoming: Vec<Option<State>> = vec![None; region.blocks.len()];
+        let mut exit = State::dead();
+        let mut work = vec![0usize];
+        incoming[0] = Some(entry);
+        {
+            while let Some(b) = work.pop() {
+                let state = incoming[b].clone().unwrap_or_default();
+                let out = self.block(&region.blocks[b].nodes, state, gens);
+                if region.blocks[b].successors.is_empty() {
+                    exit.union_with(&out);
+                }
+                for &s in &region.blocks[b].successors {
+                    let s = s as usize;
+                    let grown = match &mut incoming[s] {
+                        Some(known) => {
+                            let before = known.clone();
+                            known.union_with(&out);
+                            *known != before
+                        }
+                        slot @ None => {
+                            *slot = Some(out.clone());
+                            true
+                        }
+                    };
+                    if grown {
+                        work.push(s);
+                    }
+                }
+            }
+        }
+        exit
+    }
 }
 
 impl Walker {
@@ -285,88 +345,6 @@ impl Walker {
 
     // -- walks -----------------------------------------------------------
 
-    fn region(&mut self, region: &Region, state: State, gens: bool) -> State {
-        if !gens && state.is_empty() {
-            return state;
-        }
-        match region.single_block() {
-            Some(nodes) => self.block(nodes, state, gens),
-            None => self.cfg(region, state, gens),
-        }
-    }
-
-    /// A region of several blocks, along its successor edges: a block's
-    /// incoming facts are the union of its predecessors' outgoing ones, to
-    /// the fixpoint (facts only grow); the region ends with the union of
-    /// what its exit blocks end with, dead when none is reached. Blocks the
-    /// entry does not reach are not walked: no path gets there.
-    fn cfg(&mut self, region: &Region, entry: State, gens: bool) -> State {
-        let mut incoming: Vec<Option<State>> = vec![None; region.blocks.len()];
-        let mut exit = State::dead();
-        let mut work = vec![0usize];
-        incoming[0] = Some(entry);
-        {
-            while let Some(b) = work.pop() {
-                let state = incoming[b].clone().unwrap_or_default();
-                let out = self.block(&region.blocks[b].nodes, state, gens);
-                if region.blocks[b].successors.is_empty() {
-                    exit.union_with(&out);
-                }
-                for &s in &region.blocks[b].successors {
-                    let s = s as usize;
-                    let grown = match &mut incoming[s] {
-                        Some(known) => {
-                            let before = known.clone();
-                            known.union_with(&out);
-                            *known != before
-                        }
-                        slot @ None => {
-                            *slot = Some(out.clone());
-                            true
-                        }
-                    };
-                    if grown {
-                        work.push(s);
-                    }
-                }
-            }
-        }
-        exit
-    }
-
-    fn block(&mut self, nodes: &[Node], mut state: State, gens: bool) -> State {
-        for node in nodes {
-            if state.dead || (!gens && state.is_empty()) {
-                break;
-            }
-            self.node(node, &mut state, gens);
-        }
-        state
-    }
-
-    /// Walks one iteration; returns (the state where the construct may
-    /// exit, the state at the end of the iteration).
-    fn iterate(&mut self, iteration: &Iteration<'_>, state: State, gens: bool) -> (State, State) {
-        match iteration {
-            Iteration::Body(body) => {
-                let end = self.region(body, state, gens);
-                (end.clone(), end)
-            }
-            Iteration::While(before, after) => {
-                let exit = self.region(before, state, gens);
-                let end = self.region(after, exit.clone(), gens);
-                (exit, end)
-            }
-            Iteration::AnyRegion(regions) => {
-                let mut end = State::dead();
-                for region in regions.iter() {
-                    end.union_with(&self.region(region, state.clone(), gens));
-                }
-                (end.clone(), end)
-            }
-        }
-    }
-
     /// Zero or more iterations. Returns (the state at the loop header, the
     /// union of the exit states of `iterate`).
     fn repeat(&mut self, iteration: &Iteration<'_>, entry: State, gens: bool) -> (State, State) {
@@ -386,48 +364,6 @@ impl Walker {
             }
         }
         (header, exit)
-    }
-
-    fn node(&mut self, node: &Node, state: &mut State, gens: bool) {
-        match node {
-            Node::Event(event) => self.event(event, state, gens),
-            Node::If { then, otherwise } => {
-                let incoming = std::mem::take(state);
-                let mut joined = self.region(then, incoming.clone(), gens);
-                let other = match otherwise {
-                    Some(region) => self.region(region, incoming, gens),
-                    None => incoming,
-                };
-                joined.union_with(&other);
-                *state = joined;
-            }
-            Node::Switch { cases } => {
-                let incoming = std::mem::take(state);
-                let mut joined = State::dead();
-                for case in cases {
-                    joined.union_with(&self.region(case, incoming.clone(), gens));
-                }
-                *state = joined;
-            }
-            Node::Loop { body, .. } => {
-                // InCore: a parallel loop's iterations may also run one after
-                // another on the core, so it is treated as sequential.
-                let incoming = std::mem::take(state);
-                *state = self.repeat(&Iteration::Body(body), incoming, gens).0;
-            }
-            Node::While { before, after } => {
-                let incoming = std::mem::take(state);
-                *state = self.repeat(&Iteration::While(before, after), incoming, gens).1;
-            }
-            Node::Scope { body } => {
-                let incoming = std::mem::take(state);
-                *state = self.region(body, incoming, gens);
-            }
-            Node::Opaque { regions } => {
-                let incoming = std::mem::take(state);
-                *state = self.repeat(&Iteration::AnyRegion(regions), incoming, gens).0;
-            }
-        }
     }
 
     fn event(&mut self, event: &Event, state: &mut State, gens: bool) {

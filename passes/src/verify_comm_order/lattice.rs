@@ -364,6 +364,25 @@ impl State {
     }
 }
 
+/// The kernel walk's facts (`walk`): the methods above.
+impl super::walk::Facts for State {
+    fn unreached() -> Self {
+        State::dead()
+    }
+
+    fn is_unreached(&self) -> bool {
+        self.dead
+    }
+
+    fn is_empty(&self) -> bool {
+        State::is_empty(self)
+    }
+
+    fn union_with(&mut self, other: &State) {
+        State::union_with(self, other)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,7 @@ pub mod launches;
 /// `test-oracles` feature): not in the shipped library.
 #[cfg(any(test, feature = "test-oracles"))]
 pub mod oracle;
+mod walk;
 
 use crate::comm_order::{
     buffers::{Buffers, Markers, PlainReader},
