@@ -138,6 +138,24 @@ impl Accesses {
     /// modes that do not commute: one writes, or one adds and the other
     /// does not (`caches`, the state's, hold the dirty lines `DirtyOf`
     /// means).
+    /// Whether one of these accesses writes `loc` other than by an add (a
+    /// store, a `set`, a write-back of a dirty line of it).
+    pub fn overwrites(&self, loc: Loc, caches: &[Shared<BTreeMap<Loc, Line>>]) -> bool {
+        let mut probe = Accesses::new();
+        probe.loc(loc, false);
+        let cell = &probe.list[0].space;
+        self.list.iter().any(|a| a.mode == Mode::Write && overlap(&a.space, cell, caches))
+    }
+
+    /// The first pair of conflicting accesses, one of each (for the
+    /// reduction's debug trace).
+    pub fn first_conflict(&self, other: &Accesses, caches: &[Shared<BTreeMap<Loc, Line>>]) -> Option<(Access, Access)> {
+        self.list.iter().find_map(|a| {
+            let b = other.list.iter().find(|b| a.mode.conflicts(b.mode) && overlap(&a.space, &b.space, caches))?;
+            Some((a.clone(), b.clone()))
+        })
+    }
+
     pub fn conflicts(&self, other: &Accesses, caches: &[Shared<BTreeMap<Loc, Line>>]) -> bool {
         self.list
             .iter()

@@ -49,6 +49,12 @@ pub struct Reach {
     /// For a reach to the end cut at waits: per wait it stops at, what the
     /// thread runs when a write to the cell wakes it there.
     pub wakes: Vec<Wake>,
+    /// The `atomic_add`s it makes on its way to its end, each cell and
+    /// value, when that way is one path known exactly (every branch taken
+    /// one way, every notify's cell, peer and value one value, no `set`),
+    /// and it finishes; `None` otherwise. What a block of a launch adds
+    /// before its host goes on (`Reducer::launch_adds`).
+    pub adds: Option<Vec<(Loc, i64)>>,
 }
 
 /// What a thread stopped at a cut wait runs in the step that opens it (a
@@ -118,6 +124,7 @@ pub fn reach(machine: &Machine, t: ThreadId, frames: &[Frame], horizon: Horizon,
         waits: Vec::new(),
         wakes: Vec::new(),
         base: None,
+        exact: Some(Vec::new()),
     };
     // The top frame runs from its pc (the step it rests at is taken); when
     // it may return, its caller runs on from the call, with the call's
@@ -136,10 +143,16 @@ pub fn reach(machine: &Machine, t: ThreadId, frames: &[Frame], horizon: Horizon,
         let returns = walk.function(frame.func, frame.pc as usize, regs, take_first, 0);
         take_first = false;
         if !returns {
-            return Reach { accesses: walk.accesses, finishes: false, waits: walk.waits, wakes: walk.wakes };
+            return Reach {
+                accesses: walk.accesses,
+                finishes: false,
+                waits: walk.waits,
+                wakes: walk.wakes,
+                adds: None,
+            };
         }
     }
-    Reach { accesses: walk.accesses, finishes: true, waits: walk.waits, wakes: walk.wakes }
+    Reach { accesses: walk.accesses, finishes: true, waits: walk.waits, wakes: walk.wakes, adds: walk.exact }
 }
 
 struct Walk<'m> {
@@ -153,6 +166,9 @@ struct Walk<'m> {
     /// The call depth at which the function walked is the thread's
     /// outermost (`None`: the walk starts in a callee frame).
     base: Option<usize>,
+    /// The adds made so far while the walk has followed one path known
+    /// exactly (`Reach::adds`); `None` once it has not.
+    exact: Option<Vec<(Loc, i64)>>,
 }
 
 impl Walk<'_> {
@@ -170,6 +186,7 @@ impl Walk<'_> {
             waits: Vec::new(),
             wakes: Vec::new(),
             base: self.base,
+            exact: None,
         };
         let returns = walk.function(func, pc, regs, true, depth);
         let finishes = returns && self.base == Some(depth);
@@ -243,6 +260,10 @@ impl Walk<'_> {
             }
             successors.clear();
             returns |= self.transfer(f, func, pc, instr, regs, &targets, depth, taken, &mut successors);
+            // Two ways on: the path is no longer one.
+            if successors.len() > 1 || !work.is_empty() {
+                self.exact = None;
+            }
             for (next, regs) in successors.drain(..) {
                 if next >= n {
                     continue;
@@ -256,6 +277,8 @@ impl Walk<'_> {
                     work.push((next, paths.len() - 1));
                     continue;
                 }
+                // Paths joined: values no longer exact.
+                self.exact = None;
                 let k = paths.len() - 1;
                 let (old, joins) = &mut paths[k];
                 *joins += 1;
@@ -434,7 +457,9 @@ impl Walk<'_> {
         if depth >= CALL_DEPTH {
             // A deeper call is not followed.
             self.accesses.add(Space::Everything, true);
+            self.exact = None;
         } else if launches {
+            self.exact = None;
             // A launch: each block of it runs the kernel, to its
             // end or (within the next step) to where it must rest,
             // going no further than the cut waits; the host waits
@@ -452,6 +477,7 @@ impl Walk<'_> {
                     waits: Vec::new(),
                     wakes: Vec::new(),
                     base: Some(depth + 1),
+                    exact: None,
                 };
                 all_may_finish &= block.function(callee, 0, args_of(regs), false, depth + 1);
                 self.accesses.extend(&block.accesses);
@@ -471,6 +497,24 @@ impl Walk<'_> {
             }
         }
         true
+    }
+
+    /// Records a notify's add while the path is exact: one cell (element 0
+    /// of a view of one buffer at one offset), on one peer, one value; a
+    /// `set` or anything less known ends the exactness.
+    fn note_add(&mut self, signal: Reg, peer: Reg, value: Reg, add: bool, regs: &[AVal]) {
+        let Some(adds) = self.exact.as_mut() else { return };
+        let known = get(regs, signal).view().and_then(|v| {
+            let buffers = v.buffers.0.as_ref().filter(|b| b.len() == 1)?;
+            let index = u32::try_from(v.offset.single()?).ok()?;
+            let rank = u16::try_from(get(regs, peer).ints().single()?).ok().filter(|r| *r < self.machine.ranks)?;
+            let value = get(regs, value).ints().single()?;
+            Some((Loc { rank, buffer: buffers[0], index }, value))
+        });
+        match known {
+            Some(add_of) if add => adds.push(add_of),
+            _ => self.exact = None,
+        }
     }
 
     /// A ccl op at `here` (its function and instruction): records what it
@@ -518,6 +562,11 @@ impl Walk<'_> {
                     self.waits.push(site);
                 }
             }
+        }
+        if let CclOp::Notify { signal, peer, value, add } = op {
+            self.note_add(*signal, *peer, *value, *add, regs);
+        } else if op.is_collective() {
+            self.exact = None;
         }
         let accesses = access::of_instr(self.machine, instr, self.runner, &|r| get(regs, r));
         self.accesses.extend(&accesses);

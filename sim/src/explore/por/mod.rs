@@ -39,10 +39,12 @@ mod iset;
 use access::{Accesses, Space};
 use future::{Blocked, Cut, Horizon, Reach, Trigger, WaitSite};
 use std::cmp::Reverse;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
-use crate::machine::{Action, Frame, Machine, State, Status, ThreadId};
+use crate::machine::{Action, Frame, Loc, Machine, State, Status, ThreadId};
+use crate::program::Scalar;
+use crate::value;
 
 /// Ranks beyond which the reduction is off: rank sets are 64-bit masks.
 const MAX_RANKS: u16 = 64;
@@ -110,6 +112,35 @@ impl Set {
     }
 }
 
+/// What the running blocks of a joining host's launch add to signal cells
+/// before the host goes on (`Reducer::launch_adds`): each block's way to
+/// its end is one path known exactly, so these adds are all made, and made
+/// before any step of the host's future.
+struct LaunchAdds {
+    blocks: std::ops::Range<ThreadId>,
+    /// The sum each block's adds make, by cell.
+    sums: BTreeMap<Loc, i64>,
+    /// What the blocks' futures and writes in flight touch: a cell they
+    /// write other than by adding gets no value from them.
+    overwritten: Accesses,
+}
+
+impl LaunchAdds {
+    /// The value `cell` holds when the host goes on, unless a thread
+    /// outside the launch writes it first: its value now and the blocks'
+    /// adds, wrapped to its type as the machine adds; `None` where a block
+    /// may write it otherwise, or it is not an integer cell.
+    fn offset(&self, state: &State, cell: Loc) -> Option<i64> {
+        if self.overwritten.overwrites(cell, &state.caches) {
+            return None;
+        }
+        let buffer = state.buffers.get(cell.buffer as usize)?;
+        let Scalar::Int(bits) = buffer.element else { return None };
+        let now = buffer.ranks.get(cell.rank as usize)?.get(cell.index as usize)?.bits as i64;
+        Some(value::wrap(now.wrapping_add(self.sums.get(&cell).copied().unwrap_or(0)), bits))
+    }
+}
+
 /// What one of Q's actions may touch, by who runs it: Q's own steps and
 /// landings (`owner` none), or a thread it runs on (a host it wakes,
 /// `false`; a block it wakes, `true`: the block's own future comes before
@@ -171,34 +202,81 @@ impl<'m> Reducer<'m> {
         reach
     }
 
-    /// The waits `t` may reach (within `horizon`) whose cell's value in
-    /// `state` does not satisfy them, sorted.
-    fn unsatisfied(&self, state: &State, local: &mut Local, t: ThreadId, horizon: Horizon) -> Vec<Blocked> {
+    /// The waits `t` may reach (within `horizon`) whose cell's value does
+    /// not satisfy them, sorted: the value in `state`, or for a joining
+    /// host's future the value its launch's blocks leave (`launch_adds`).
+    fn unsatisfied(
+        &self,
+        state: &State,
+        local: &mut Local,
+        t: ThreadId,
+        horizon: Horizon,
+        adds: Option<&LaunchAdds>,
+    ) -> Vec<Blocked> {
         let whole = self.cut(state, local, t, horizon, Cut::NONE);
         // A wait reached with several expected values is blocked only if
         // none of them holds.
-        let holds: Vec<Blocked> =
-            whole.waits.iter().filter(|wait| Self::may_hold(state, wait)).map(|wait| wait.at).collect();
+        let holds: Vec<Blocked> = whole
+            .waits
+            .iter()
+            .filter(|wait| Self::may_hold(state, wait, adds.and_then(|a| a.offset(state, wait.at.cell))))
+            .map(|wait| wait.at)
+            .collect();
         let mut waits: Vec<Blocked> = whole.waits.iter().map(|wait| wait.at).filter(|at| !holds.contains(at)).collect();
         waits.sort_unstable();
         waits.dedup();
         waits
     }
 
-    /// Keeps the waits whose cell nothing in `writers` may write.
-    fn keep_unwritten(state: &State, waits: &mut Vec<Blocked>, writers: &Accesses) -> bool {
+    /// Keeps the waits whose cell nothing in `writers` may write (for a
+    /// wait in a joining host's future whose cell its launch's blocks only
+    /// add to, `others`: the writers but those blocks).
+    fn keep_unwritten(
+        state: &State,
+        waits: &mut Vec<Blocked>,
+        writers: &Accesses,
+        others: Option<(&Accesses, &LaunchAdds)>,
+    ) -> bool {
         let before = waits.len();
         waits.retain(|wait| {
             let mut probe = Accesses::new();
             probe.loc(wait.cell, false);
+            let writers = match others {
+                Some((others, adds)) if adds.offset(state, wait.cell).is_some() => others,
+                _ => writers,
+            };
             !writers.conflicts(&probe, &state.caches)
         });
         waits.len() != before
     }
 
-    /// Whether a wait on its cell's value in `state` may hold (any value of
-    /// the expected set; a range or any value: may).
-    fn may_hold(state: &State, wait: &WaitSite) -> bool {
+    /// What the running blocks of joining host `host`'s launch add to
+    /// signal cells before the host goes on; `None` unless each of them
+    /// finishes along one path known exactly (`future::Reach::adds`).
+    fn launch_adds(&self, state: &State, local: &mut Local, host: ThreadId) -> Option<LaunchAdds> {
+        let Status::Joining { first, count } = state.threads[host as usize].status else { return None };
+        let blocks = first..first + count;
+        let mut sums: BTreeMap<Loc, i64> = BTreeMap::new();
+        let mut overwritten = Accesses::new();
+        for b in blocks.clone().filter(|b| Self::running(state, *b)) {
+            let reach = self.cut(state, local, b, Horizon::End, Cut::NONE);
+            if !reach.finishes {
+                return None;
+            }
+            for (cell, value) in reach.adds.as_ref()? {
+                let sum = sums.entry(*cell).or_default();
+                *sum = sum.wrapping_add(*value);
+            }
+            overwritten.extend(&reach.accesses);
+            Self::units(state, b, None, &mut overwritten);
+        }
+        Some(LaunchAdds { blocks, sums, overwritten })
+    }
+
+    /// Whether a wait on its cell's value may hold (any value of the
+    /// expected set; a range or any value: may): the value in `state`, or
+    /// `after` (the value a launch's blocks leave in it).
+    fn may_hold(state: &State, wait: &WaitSite, after: Option<i64>) -> bool {
         let cell = wait.at.cell;
         let Some(value) = state
             .buffers
@@ -208,7 +286,7 @@ impl<'m> Reducer<'m> {
         else {
             return true;
         };
-        let current = value.bits as i64;
+        let current = after.unwrap_or(value.bits as i64);
         match wait.expected.values() {
             Some(values) => values.iter().any(|e| if wait.equal { current == *e } else { current >= *e }),
             None => true,
@@ -391,7 +469,15 @@ impl<'m> Reducer<'m> {
                 }
                 self.note("grow: pin (host future conflicts)");
                 let pick = self.pin(state, local, launch, seed_thread)?;
-                debug::trace(|| format!("  pinned {} for its host", self.name(pick)));
+                debug::trace(|| {
+                    // Which of Q's parts meets which access of the host's future.
+                    let why = known[host as usize].as_ref().and_then(|f| {
+                        parts.iter().filter(|p| p.owner != Some((host, true))).find_map(|p| {
+                            p.accesses.first_conflict(&f.accesses, &state.caches).map(|pair| (p.owner, pair))
+                        })
+                    });
+                    format!("  pinned {} for its host: {why:?}", self.name(pick))
+                });
                 q.threads[pick as usize] = true;
                 grew = true;
             }
@@ -429,26 +515,47 @@ impl<'m> Reducer<'m> {
         let mut free_threads: Vec<ThreadId> =
             (0..n as ThreadId).filter(|u| !q.threads[*u as usize] && self.running_block(state, *u)).collect();
         free_threads.extend(self.unpinned_hosts(state, q));
+        // A joining host's future starts once its launch's blocks have
+        // finished: where they add to a cell along one known path, the
+        // host's waits see the value they leave.
+        let launch_adds: Vec<Option<LaunchAdds>> = free_threads
+            .iter()
+            .map(|u| if self.machine.slot_of(*u) == 0 { self.launch_adds(state, local, *u) } else { None })
+            .collect();
         let mut cuts: Vec<Cut> = free_threads
             .iter()
-            .map(|u| Cut {
-                waits: self.unsatisfied(state, local, *u, Horizon::End),
+            .zip(&launch_adds)
+            .map(|(u, adds)| Cut {
+                waits: self.unsatisfied(state, local, *u, Horizon::End, adds.as_ref()),
                 drained: self.drained_for(*u, &drained),
             })
             .collect();
         let free = loop {
             let mut all = Accesses::new();
+            let mut futures = Vec::with_capacity(free_threads.len());
             for (u, cut) in free_threads.iter().zip(&cuts) {
                 let future = self.cut(state, local, *u, Horizon::End, cut);
                 all.extend(&future.accesses);
+                futures.push((*u, future.clone()));
                 known[*u as usize] = Some(future);
             }
+            let mut units = Accesses::new();
             for t in 0..n as ThreadId {
-                Self::units(state, t, Some((q, false)), &mut all);
+                Self::units(state, t, Some((q, false)), &mut units);
             }
+            all.extend(&units);
             let mut dropped = false;
-            for cut in &mut cuts {
-                dropped |= Self::keep_unwritten(state, &mut cut.waits, &all);
+            for (cut, adds) in cuts.iter_mut().zip(&launch_adds) {
+                // The writers but the launch's blocks, whose adds the
+                // value already holds.
+                let others = adds.as_ref().map(|adds| {
+                    let mut others = units.clone();
+                    for (_, future) in futures.iter().filter(|(v, _)| !adds.blocks.contains(v)) {
+                        others.extend(&future.accesses);
+                    }
+                    (others, adds)
+                });
+                dropped |= Self::keep_unwritten(state, &mut cut.waits, &all, others.as_ref().map(|(o, a)| (o, *a)));
             }
             if !dropped {
                 break all;
@@ -475,8 +582,8 @@ impl<'m> Reducer<'m> {
         let mut nexts: Vec<Option<Arc<Reach>>> = vec![None; n];
         for t in 0..n as ThreadId {
             if q.threads[t as usize] && self.running_block(state, t) {
-                let mut waits = self.unsatisfied(state, local, t, Horizon::NextRest);
-                Self::keep_unwritten(state, &mut waits, writers);
+                let mut waits = self.unsatisfied(state, local, t, Horizon::NextRest, None);
+                Self::keep_unwritten(state, &mut waits, writers, None);
                 let next = self.cut(state, local, t, Horizon::NextRest, &Cut { waits, drained: Vec::new() });
                 if Self::everything(&next.accesses) {
                     self.note("fail: next step everything");
@@ -620,20 +727,25 @@ impl<'m> Reducer<'m> {
     /// block of it is in Q, or its future is cut before its end.
     fn held(&self, state: &State, q: &Set, known: &[Option<Arc<Reach>>], launch: std::ops::Range<ThreadId>) -> bool {
         launch.into_iter().any(|b| {
-            Self::running(state, b)
-                && (q.threads[b as usize] || known[b as usize].as_ref().is_some_and(|f| !f.finishes))
+            Self::holds_launch(state, q, b)
+                || Self::running(state, b) && known[b as usize].as_ref().is_some_and(|f| !f.finishes)
         })
     }
 
-    /// Joining hosts with no running block of their launch in Q.
+    /// Whether Q keeps block `b`'s launch from completing while it is left
+    /// alone: `b` runs and is in Q, or a write `b` sent is in Q (the join
+    /// waits until every write of its blocks has landed).
+    fn holds_launch(state: &State, q: &Set, b: ThreadId) -> bool {
+        (q.threads[b as usize] && Self::running(state, b)) || q.units[b as usize].iter().any(|u| *u)
+    }
+
+    /// Joining hosts whose launch Q does not keep from completing.
     fn unpinned_hosts(&self, state: &State, q: &Set) -> Vec<ThreadId> {
         let machine = self.machine;
         (0..machine.ranks)
             .map(|rank| rank * machine.per_rank)
             .filter(|host| match state.threads[*host as usize].status {
-                Status::Joining { first, count } => {
-                    !(first..first + count).any(|b| q.threads[b as usize] && Self::running(state, b))
-                }
+                Status::Joining { first, count } => !(first..first + count).any(|b| Self::holds_launch(state, q, b)),
                 _ => false,
             })
             .collect()
