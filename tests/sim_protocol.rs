@@ -76,10 +76,10 @@ fn exhaustive_states(p: usize, b: usize, por: bool) -> Option<usize> {
         (2, 2, false) => Some(1_457),
         (2, 4, false) => Some(117_881),
         (3, 1, false) => Some(25_578),
-        (2, 1, true) => Some(74),
-        (2, 2, true) => Some(285),
-        (2, 4, true) => Some(1_012),
-        (3, 1, true) => Some(4_707),
+        (2, 1, true) => Some(41),
+        (2, 2, true) => Some(61),
+        (2, 4, true) => Some(173),
+        (3, 1, true) => Some(1_970),
         _ => None,
     }
 }
