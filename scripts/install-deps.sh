@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what cclir needs to build and test on a fresh Debian machine:
-# MLIR/LLVM 22 (headers, static libraries, mlir-opt, FileCheck), what they need
-# to link, libclang for bindgen, LLVM's `lit` runner, Spin with the C compiler
+# MLIR/LLVM 22 (headers, the shared libMLIR.so and libLLVM.so, mlir-opt,
+# FileCheck) with MLIR's C API as the shared libMLIR-C.so (linked here: see
+# below), what they need to link, libclang for bindgen, LLVM's `lit` runner, Spin with the C compiler
 # its verifiers are built with (bench/promela/, the benchmark peer of ccl-sim),
 # and Python's venv (the Python package is built and tested in a virtualenv).
 # Safe to run again.
@@ -37,6 +38,27 @@ fi
 for tool in mlir-opt FileCheck; do
   [ -x "$LLVM_PREFIX/bin/$tool" ] || { echo "install-deps: $LLVM_PREFIX/bin/$tool is missing after install" >&2; exit 1; }
 done
+# MLIR's C API as one shared library, libMLIR-C.so, beside libMLIR.so: what
+# upstream builds with MLIR_BUILD_MLIR_C_DYLIB, and what mlir-sys links in its
+# shared mode (MLIR_SYS_LINK_SHARED, .cargo/config.toml). Debian ships the C
+# API only as static archives; linked statically, every test binary carried
+# its own 300 MB copy of MLIR and LLVM (a full test run needed over 30 GB of
+# disk). Linked again on every run (about a second) and replaced only when
+# the result differs, so an upgraded MLIR never meets a stale C API.
+capi_lib="$LLVM_PREFIX/lib/libMLIR-C.so.22.1"
+capi_tmp="$(mktemp /tmp/libMLIR-C.XXXXXX.so)"
+trap 'rm -f "$capi_tmp"' EXIT
+"$LLVM_PREFIX/bin/clang++" -shared -o "$capi_tmp" -Wl,-soname,libMLIR-C.so.22.1 \
+  -Wl,--whole-archive "$LLVM_PREFIX"/lib/libMLIRCAPI*.a -Wl,--no-whole-archive \
+  -L"$LLVM_PREFIX/lib" -lMLIR -lLLVM -Wl,-rpath,"$LLVM_PREFIX/lib" -Wl,--no-undefined
+if ! cmp -s "$capi_tmp" "$capi_lib"; then
+  # A new file renamed over the old one: a process using the old one keeps it.
+  $SUDO install -m 0644 "$capi_tmp" "$capi_lib.new"
+  $SUDO mv -f "$capi_lib.new" "$capi_lib"
+  echo "install-deps: linked $capi_lib" >&2
+fi
+$SUDO ln -sfn libMLIR-C.so.22.1 "$LLVM_PREFIX/lib/libMLIR-C.so"
+
 for tool in spin gcc; do
   command -v "$tool" >/dev/null 2>&1 || { echo "install-deps: $tool is missing after install" >&2; exit 1; }
 done

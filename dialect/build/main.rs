@@ -43,24 +43,25 @@ fn main() {
     println!("cargo:include={}", out.display());
 }
 
-/// Stops the build with one line naming the package that provides a
-/// missing file.
+/// Stops the build with one line naming what provides a missing file.
 fn check_installation(prefix: &Path) {
     let required = [
-        ("lib/libMLIRCAPIIR.a", "libmlir-22-dev"),
-        ("lib/libMLIR.so", "libmlir-22-dev"),
-        ("include/mlir-c/IR.h", "libmlir-22-dev"),
-        ("include/mlir/IR/OpBase.td", "libmlir-22-dev"),
-        ("bin/mlir-tblgen", "mlir-22-tools"),
-        ("bin/llvm-config", "llvm-22-dev"),
-        ("bin/llvm-tblgen", "llvm-22-dev"),
-        ("bin/mlir-opt", "mlir-22-tools"),
-        ("bin/FileCheck", "llvm-22-tools"),
+        ("lib/libMLIRCAPIIR.a", "package libmlir-22-dev"),
+        ("lib/libMLIR.so", "package libmlir-22-dev"),
+        // Linked by install-deps.sh from Debian's C API archives.
+        ("lib/libMLIR-C.so", "linked by scripts/install-deps.sh"),
+        ("include/mlir-c/IR.h", "package libmlir-22-dev"),
+        ("include/mlir/IR/OpBase.td", "package libmlir-22-dev"),
+        ("bin/mlir-tblgen", "package mlir-22-tools"),
+        ("bin/llvm-config", "package llvm-22-dev"),
+        ("bin/llvm-tblgen", "package llvm-22-dev"),
+        ("bin/mlir-opt", "package mlir-22-tools"),
+        ("bin/FileCheck", "package llvm-22-tools"),
     ];
-    for (file, package) in required {
+    for (file, source) in required {
         if !prefix.join(file).exists() {
             fail(&format!(
-                "MLIR 22 not found: {} is missing (package {package}); {INSTALL_HINT}",
+                "MLIR 22 not found: {} is missing ({source}); {INSTALL_HINT}",
                 prefix.join(file).display()
             ));
         }
