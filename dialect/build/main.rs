@@ -60,10 +60,7 @@ fn check_installation(prefix: &Path) {
     ];
     for (file, source) in required {
         if !prefix.join(file).exists() {
-            fail(&format!(
-                "MLIR 22 not found: {} is missing ({source}); {INSTALL_HINT}",
-                prefix.join(file).display()
-            ));
+            fail(&format!("MLIR 22 not found: {} is missing ({source}); {INSTALL_HINT}", prefix.join(file).display()));
         }
     }
 }
