@@ -26,7 +26,7 @@
 //! the sink pass which writes may overlap an earlier one at all, and around
 //! which loops: a fence is never carried past such a write.
 
-use super::walk::{Facts, Iteration, Walk};
+use super::walk::{join_into, Facts, Iteration, Walk};
 use crate::comm_order::memory::{covers, may_overlap_instances, Access, Aliases};
 use crate::comm_order::model::{EventKind, Function, Node, OpKey, Region, WindowId};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -400,18 +400,7 @@ impl Walker<'_, '_> {
             let moved = self.crossing(&out, owner);
             for &s in &region.blocks[b].successors {
                 let s = s as usize;
-                let grown = match &mut incoming[s] {
-                    Some(known) => {
-                        let before = known.clone();
-                        known.union_with(&moved);
-                        *known != before
-                    }
-                    slot @ None => {
-                        *slot = Some(moved.clone());
-                        true
-                    }
-                };
-                if grown || !walked[s] {
+                if join_into(&mut incoming[s], &moved) || !walked[s] {
                     work.push(s);
                 }
             }

@@ -21,7 +21,7 @@
 //! back edge (none at all in a program whose markers are in place).
 
 use super::lattice::{Rel, Sources, State, Summary, ENTRY, OPAQUE};
-use super::walk::{Iteration, Walk};
+use super::walk::{join_into, Iteration, Walk};
 use crate::comm_order::model::{Event, EventKind, Function, Node, OpKey, Region};
 use rustc_hash::FxHashMap;
 
@@ -207,18 +207,7 @@ impl Walk for Walker {
                 }
                 for &s in &region.blocks[b].successors {
                     let s = s as usize;
-                    let grown = match &mut incoming[s] {
-                        Some(known) => {
-                            let before = known.clone();
-                            known.union_with(&out);
-                            *known != before
-                        }
-                        slot @ None => {
-                            *slot = Some(out.clone());
-                            true
-                        }
-                    };
-                    if grown {
+                    if join_into(&mut incoming[s], &out) {
                         work.push(s);
                     }
                 }

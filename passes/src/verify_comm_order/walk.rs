@@ -19,6 +19,23 @@ pub(super) trait Facts: Clone {
     fn union_with(&mut self, other: &Self);
 }
 
+/// Joins `facts` into what has arrived at a block's entry so far (`None`:
+/// nothing yet); whether the entry grew, so that the block is walked again.
+/// The step of both analyses' walks of a graph of blocks to a fixpoint.
+pub(super) fn join_into<F: Facts + PartialEq>(entry: &mut Option<F>, facts: &F) -> bool {
+    match entry {
+        Some(known) => {
+            let before = known.clone();
+            known.union_with(facts);
+            *known != before
+        }
+        slot @ None => {
+            *slot = Some(facts.clone());
+            true
+        }
+    }
+}
+
 /// One iteration of a repeated construct.
 pub(super) enum Iteration<'n> {
     /// A loop body.
