@@ -5,7 +5,8 @@
 //! - the dialect, its C API, the Rust pass class and the tool mains into
 //!   the static library `cclir_mlir_glue`, which `cclir-dialect`'s FFI
 //!   layer links (so this script only names its directory), beside the
-//!   static MLIR libraries mlir-sys links;
+//!   shared MLIR libraries mlir-sys links (`libMLIR.so`, `libLLVM.so`, and
+//!   the `libMLIR-C.so` that scripts/install-deps.sh links);
 //! - the dialect and the plugin's entry point into the mlir-opt dialect
 //!   plugin, `libccl_dialect_plugin.so`, against the shared `libMLIR.so`
 //!   that upstream `mlir-opt` loads. The plugin stays in OUT_DIR; its path
