@@ -5,7 +5,7 @@ On one generated program (1M ops by default, the size matrix's shape), in
 rotated order, it runs each of these ROUNDS times with `--mlir-timing`:
   base     mlir-opt --load-dialect-plugin: parse, verify, print
   none     ccl-opt without passes
-  pipe     ccl-opt with ccl-pipeline (verify-each on, as in bench/run.py)
+  pipe     ccl-opt with the budget's pipeline (bench/run.py's PIPELINE, verify-each on)
   pipe-v0  the same with --verify-each=0
 and splits the pipeline's extra time into what MLIR spends on the
 pipeline's result and what the Rust passes spend:
@@ -30,9 +30,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import BIN, LLVM, PLUGIN, ROOT, generate_sized, run_measured, timing_rows  # noqa: E402
+from run import BIN, LLVM, PIPELINE as PIPELINE_TEXT, PLUGIN, ROOT, generate_sized, run_measured, timing_rows  # noqa: E402
 
-PIPELINE = "--pass-pipeline=builtin.module(ccl-pipeline)"
+# The budget's pipeline, as bench/run.py times it.
+PIPELINE = f"--pass-pipeline={PIPELINE_TEXT}"
 PASS_ROWS = ("CclFindPostCollectiveKernels", "'func.func' Pipeline", "CclVerifyCommOrder")
 
 
