@@ -2,9 +2,10 @@
 # Installs what cclir needs to build and test on a fresh Debian machine:
 # MLIR/LLVM 22 (headers, the shared libMLIR.so and libLLVM.so, mlir-opt,
 # FileCheck) with MLIR's C API as the shared libMLIR-C.so (linked here: see
-# below), what they need to link, libclang for bindgen, LLVM's `lit` runner, Spin with the C compiler
-# its verifiers are built with (bench/promela/, the benchmark peer of ccl-sim),
-# and Python's venv (the Python package is built and tested in a virtualenv).
+# below), what they need to link, libclang for bindgen, LLVM's `lit` runner,
+# Spin with the C compiler its verifiers are built with (bench/promela/, the
+# benchmark peer of ccl-sim), and Python's venv (the Python package is built
+# and tested in a virtualenv).
 # Safe to run again.
 set -euo pipefail
 
@@ -41,14 +42,16 @@ done
 # MLIR's C API as one shared library, libMLIR-C.so, beside libMLIR.so: what
 # upstream builds with MLIR_BUILD_MLIR_C_DYLIB, and what mlir-sys links in its
 # shared mode (MLIR_SYS_LINK_SHARED, .cargo/config.toml). Debian ships the C
-# API only as static archives; linked statically, every test binary carried
-# its own 300 MB copy of MLIR and LLVM (a full test run needed over 30 GB of
-# disk). Linked again on every run (about a second) and replaced only when
-# the result differs, so an upgraded MLIR never meets a stale C API.
-capi_lib="$LLVM_PREFIX/lib/libMLIR-C.so.22.1"
+# API only as static archives; linked statically, every test and tool
+# executable carried its own copy of MLIR and LLVM (about 310 MB in a debug
+# build; a full test run needed over 30 GB of disk). Linked again on every
+# run (about a second) and replaced only when the result differs, so an
+# upgraded MLIR never meets a stale C API.
+capi_soname="libMLIR-C.so.22.1"
+capi_lib="$LLVM_PREFIX/lib/$capi_soname"
 capi_tmp="$(mktemp /tmp/libMLIR-C.XXXXXX.so)"
 trap 'rm -f "$capi_tmp"' EXIT
-"$LLVM_PREFIX/bin/clang++" -shared -o "$capi_tmp" -Wl,-soname,libMLIR-C.so.22.1 \
+"$LLVM_PREFIX/bin/clang++" -shared -o "$capi_tmp" -Wl,-soname,"$capi_soname" \
   -Wl,--whole-archive "$LLVM_PREFIX"/lib/libMLIRCAPI*.a -Wl,--no-whole-archive \
   -L"$LLVM_PREFIX/lib" -lMLIR -lLLVM -Wl,-rpath,"$LLVM_PREFIX/lib" -Wl,--no-undefined
 if ! cmp -s "$capi_tmp" "$capi_lib"; then
@@ -57,7 +60,7 @@ if ! cmp -s "$capi_tmp" "$capi_lib"; then
   $SUDO mv -f "$capi_lib.new" "$capi_lib"
   echo "install-deps: linked $capi_lib" >&2
 fi
-$SUDO ln -sfn libMLIR-C.so.22.1 "$LLVM_PREFIX/lib/libMLIR-C.so"
+$SUDO ln -sfn "$capi_soname" "$LLVM_PREFIX/lib/libMLIR-C.so"
 
 for tool in spin gcc; do
   command -v "$tool" >/dev/null 2>&1 || { echo "install-deps: $tool is missing after install" >&2; exit 1; }

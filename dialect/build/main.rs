@@ -48,7 +48,6 @@ fn check_installation(prefix: &Path) {
     let required = [
         ("lib/libMLIRCAPIIR.a", "package libmlir-22-dev"),
         ("lib/libMLIR.so", "package libmlir-22-dev"),
-        // Linked by install-deps.sh from Debian's C API archives.
         ("lib/libMLIR-C.so", "linked by scripts/install-deps.sh"),
         ("include/mlir-c/IR.h", "package libmlir-22-dev"),
         ("include/mlir/IR/OpBase.td", "package libmlir-22-dev"),
