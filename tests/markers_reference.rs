@@ -43,7 +43,10 @@ const RULES: &str =
 /// `ccl-pipeline{placement=minimal}` without its checker.
 const MINIMAL: &str = "builtin.module(ccl-find-post-collective-kernels{sound-placement=true},\
                        func.func(ccl-admit-launch-width,ccl-insert-kernel-fence,ccl-sink-comm-markers))";
-const CHECKER: &str = "builtin.module(ccl-verify-comm-order)";
+/// The checker on the run at the program's rank count (2 or 3).
+fn checker_text(ranks: u16) -> String {
+    format!("builtin.module(ccl-verify-comm-order{{ranks={ranks}}})")
+}
 
 /// What the harness saw.
 #[derive(Default)]
@@ -292,11 +295,19 @@ fn add_marker(text: &str, rng: &mut fastrand::Rng) -> Option<String> {
 struct Pipelines<'s> {
     rules: cclir::BuiltPipeline<'s>,
     minimal: cclir::BuiltPipeline<'s>,
-    checker: cclir::BuiltPipeline<'s>,
+    /// The checker at 2 ranks, then at 3.
+    checkers: [cclir::BuiltPipeline<'s>; 2],
 }
 
 /// Holds one variant: the checker's verdict against the reference's.
 /// Returns the reference's verdict (`None`: not finished).
+impl<'s> Pipelines<'s> {
+    fn checker(&self, ranks: u16) -> &cclir::BuiltPipeline<'s> {
+        assert!(ranks == 2 || ranks == 3, "litmus programs run on 2 or 3 ranks");
+        &self.checkers[usize::from(ranks == 3)]
+    }
+}
+
 fn hold(
     session: &Session,
     pipelines: &Pipelines<'_>,
@@ -310,7 +321,7 @@ fn hold(
         tally.unfinished += 1;
         return None;
     };
-    let accepted = checker_accepts(session, &pipelines.checker, text);
+    let accepted = checker_accepts(session, pipelines.checker(ranks), text);
     tally.held += 1;
     tally.racy += racy as usize;
     tally.accepted += accepted as usize;
@@ -379,7 +390,7 @@ fn hold_seed(session: &Session, pipelines: &Pipelines<'_>, seed: u64, tally: &mu
         // (With a hazard too: the rules' placement is race-free there.)
         tally.minimal_worse.push(format!("{what}:\n--- rules:\n{rules}\n--- minimal:\n{minimal}"));
     }
-    if rules_racy == Some(false) && checker_accepts(session, &pipelines.checker, &rules) {
+    if rules_racy == Some(false) && checker_accepts(session, pipelines.checker(ranks.0), &rules) {
         tally.markers_rules += markers(&rules);
         tally.markers_minimal += markers(&minimal);
     }
@@ -419,7 +430,7 @@ fn run_seeds_until(seeds: impl Iterator<Item = u64>, deadline: Option<std::time:
     let pipelines = Pipelines {
         rules: session.pipeline(RULES).expect("the rules' pipeline"),
         minimal: session.pipeline(MINIMAL).expect("the minimal pipeline"),
-        checker: session.pipeline(CHECKER).expect("the checker"),
+        checkers: [2, 3].map(|ranks| session.pipeline(&checker_text(ranks)).expect("the checker")),
     };
     let mut tally = Tally::default();
     for seed in seeds {

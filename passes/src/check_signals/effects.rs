@@ -3,7 +3,7 @@
 //! waits, accesses and collectives).
 
 use super::instantiate::{unfollowed, value_of, Ctx, Env, Flow, Interpreter};
-use super::program::{Cell, ItemKind, Loc, Root};
+use super::program::{Cell, ItemKind, Loc, Root, Within};
 use super::values::{self, Layout, Val, View};
 use crate::ir;
 use melior::ir::{
@@ -73,12 +73,16 @@ impl<'c, 'a> Interpreter<'c, 'a> {
                 if ctx.block.is_some() {
                     return unfollowed(op, "a collective inside a kernel");
                 }
-                for value in &operands {
+                let mut roots = Vec::new();
+                for (i, value) in operands.iter().enumerate() {
                     if let Val::View(view) = value {
                         self.program.data_written[view.root as usize] = true;
+                        roots.push(view.root);
+                    } else if ir::memref_parts(ir::operand(op, i).r#type()).is_some() {
+                        return unfollowed(op, "a collective on a buffer the analysis does not know");
                     }
                 }
-                self.push(ctx, op, ItemKind::Collective)?;
+                self.push(ctx, op, ItemKind::Collective { roots })?;
                 Vec::new()
             }
             "ccl.notify" => {
@@ -186,6 +190,7 @@ impl<'c, 'a> Interpreter<'c, 'a> {
     }
 
     /// A GM access (read, write, or both: a put reads here and writes there).
+    /// What it does not touch is `Some` of nothing; `None` is not known.
     fn access(&mut self, op: OperationRef<'c, 'a>, name: &str, ctx: &Ctx, operands: &[Val]) -> Flow<'c, 'a, Vec<Val>> {
         let me = Some(ctx.rank as i64);
         let position = |view: &Val, indices: &[Val]| -> Option<i64> {
@@ -196,30 +201,30 @@ impl<'c, 'a> Interpreter<'c, 'a> {
         let (reads, writes, written) = match name {
             "ccl.read" => (
                 self.elements(op, ctx, &operands[0], me, Some((position(&operands[0], &operands[1..]), 1)))?,
-                None,
+                Some(Vec::new()),
                 None,
             ),
             "ccl.tile_load" => {
                 let count = lanes(ir::result(op, 0).r#type());
                 (
                     self.elements(op, ctx, &operands[0], me, Some((position(&operands[0], &operands[1..]), count)))?,
-                    None,
+                    Some(Vec::new()),
                     None,
                 )
             }
-            "ccl.remote_load" => (self.elements(op, ctx, &operands[0], operands[1].int(), None)?, None, None),
+            "ccl.remote_load" => (self.elements(op, ctx, &operands[0], operands[1].int(), None)?, Some(Vec::new()), None),
             "ccl.tensor_write" => {
                 let at = Some((position(&operands[0], &operands[2..]), 1));
-                (None, self.elements(op, ctx, &operands[0], me, at)?, Some(0))
+                (Some(Vec::new()), self.elements(op, ctx, &operands[0], me, at)?, Some(0))
             }
             "ccl.tile_store" => {
                 let count = lanes(ir::operand(op, 0).r#type());
                 let at = Some((position(&operands[1], &operands[2..]), count));
-                (None, self.elements(op, ctx, &operands[1], me, at)?, Some(1))
+                (Some(Vec::new()), self.elements(op, ctx, &operands[1], me, at)?, Some(1))
             }
             "ccl.remote_store" => {
                 let count = lanes(ir::operand(op, 0).r#type());
-                (None, self.elements(op, ctx, &operands[1], operands[2].int(), Some((Some(0), count)))?, Some(1))
+                (Some(Vec::new()), self.elements(op, ctx, &operands[1], operands[2].int(), Some((Some(0), count)))?, Some(1))
             }
             "ccl.put" => {
                 let reads = self.elements(op, ctx, &operands[1], me, None)?;
@@ -234,7 +239,32 @@ impl<'c, 'a> Interpreter<'c, 'a> {
         if let Some(Val::View(view)) = written.map(|i| &operands[i]) {
             self.program.data_written[view.root as usize] = true;
         }
-        self.push(ctx, op, ItemKind::Access { reads, writes })?;
+        // Where an unknown set of elements stays: the view's buffer, on
+        // the rank the op names.
+        let peer = match name {
+            "ccl.remote_load" | "ccl.remote_store" | "ccl.put" | "ccl.get" => {
+                operands.get(if name == "ccl.remote_load" { 1 } else { 2 }).and_then(Val::int)
+            }
+            _ => me,
+        };
+        let within = |view: Option<&Val>, rank: Option<i64>| match view {
+            Some(Val::View(view)) => Some(Within {
+                root: view.root,
+                rank: rank.filter(|r| (0..self.program.ranks as i64).contains(r)).map(|r| r as u32),
+            }),
+            _ => None,
+        };
+        let (read_view, read_rank, write_view, write_rank) = match name {
+            "ccl.read" | "ccl.tile_load" => (operands.first(), me, None, me),
+            "ccl.remote_load" => (operands.first(), peer, None, me),
+            "ccl.tensor_write" => (None, me, operands.first(), me),
+            "ccl.tile_store" => (None, me, operands.get(1), me),
+            "ccl.remote_store" => (None, me, operands.get(1), peer),
+            "ccl.put" => (operands.get(1), me, operands.first(), peer),
+            _ => (operands.get(1), peer, operands.first(), me),
+        };
+        let within = [within(read_view, read_rank), within(write_view, write_rank)];
+        self.push(ctx, op, ItemKind::Access { reads, writes, within })?;
         let results = ir::result_count(op);
         Ok(vec![Val::Unknown; results])
     }
@@ -243,6 +273,13 @@ impl<'c, 'a> Interpreter<'c, 'a> {
 /// An `arith`, `index` or `math` op: integers computed as MLIR does, the
 /// rest unknown.
 fn arith(op: OperationRef<'_, '_>, name: &str, operands: &[Val]) -> Val {
+    // A select chooses views as well as integers.
+    if name == "arith.select" {
+        return match operands[0].int() {
+            Some(c) => operands[if c != 0 { 1 } else { 2 }].clone(),
+            None => operands[1].clone().merge(&operands[2]),
+        };
+    }
     let width = if ir::result_count(op) > 0 { result_width(op) } else { None };
     let Some(width) = width else { return Val::Unknown };
     let ints: Option<Vec<i64>> = operands.iter().map(Val::int).collect();
@@ -252,10 +289,6 @@ fn arith(op: OperationRef<'_, '_>, name: &str, operands: &[Val]) -> Val {
             .ok()
             .and_then(ir::int_attribute_value)
             .map_or(Val::Unknown, |v| Val::Int(values::wrap(v as i64, width))),
-        "arith.select" => match operands[0].int() {
-            Some(c) => operands[if c != 0 { 1 } else { 2 }].clone(),
-            None => operands[1].clone().merge(&operands[2]),
-        },
         "arith.cmpi" => {
             let predicate = op.attribute("predicate").ok().and_then(|a| IntegerAttribute::try_from(a).ok());
             let from = ir::int_width(ir::operand(op, 0).r#type()).unwrap_or(64);

@@ -53,6 +53,8 @@ pub(super) struct Ctx {
     pub block: Option<u32>,
     pub certain: bool,
     pub repeated: bool,
+    /// The arm its items run in (`Item::arm`).
+    pub arm: u32,
     pub depth: u32,
 }
 
@@ -100,7 +102,7 @@ pub fn instantiate<'c, 'a>(
     let entry = default_entry(&order, &functions).ok_or(Stop::NoEntry)?;
     let mut interpreter = Interpreter {
         functions,
-        program: Program { ranks, ..Program::default() },
+        program: Program { ranks, arm_parents: vec![0], ..Program::default() },
         ops: Vec::new(),
         site_ids: FxHashMap::default(),
         ordinals: FxHashMap::default(),
@@ -113,7 +115,7 @@ pub fn instantiate<'c, 'a>(
     let args = interpreter.entry_arguments(func, &entry)?;
     for rank in 0..ranks {
         let thread = interpreter.new_thread(Thread { rank, slot: 0, host: None, kernel: None, items: Vec::new() });
-        let ctx = Ctx { thread, rank, block: None, certain: true, repeated: false, depth: 0 };
+        let ctx = Ctx { thread, rank, block: None, certain: true, repeated: false, arm: 0, depth: 0 };
         interpreter.run_thread(func, args.clone(), ctx)?;
     }
     Ok(Instantiation { program: interpreter.program, ops: interpreter.ops })
@@ -210,7 +212,7 @@ impl<'c, 'a> Interpreter<'c, 'a> {
         let site = self.site(op);
         let thread = &self.program.threads[ctx.thread as usize];
         let ordinal = self.ordinals.entry((thread.rank, thread.slot, site)).or_insert(0);
-        let item = Item { kind, site, certain: ctx.certain, repeated: ctx.repeated, ordinal: *ordinal };
+        let item = Item { kind, site, certain: ctx.certain, repeated: ctx.repeated, arm: ctx.arm, ordinal: *ordinal };
         *ordinal += 1;
         self.program.threads[ctx.thread as usize].items.push(item);
         Ok(())
@@ -343,7 +345,9 @@ impl<'c, 'a> Interpreter<'c, 'a> {
         env: &mut Env,
         repeated: bool,
     ) -> Flow<'c, 'a, Exit> {
-        let inner = Ctx { certain: false, repeated: ctx.repeated || repeated, ..*ctx };
+        let arm = self.program.arm_parents.len() as u32;
+        self.program.arm_parents.push(ctx.arm);
+        let inner = Ctx { certain: false, repeated: ctx.repeated || repeated, arm, ..*ctx };
         self.run_region(region, args, &inner, env)
     }
 

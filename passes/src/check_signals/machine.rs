@@ -194,11 +194,11 @@ impl State<'_> {
                     Ready::Blocked
                 }
             }
-            ItemKind::Collective => {
+            ItemKind::Collective { .. } => {
                 let at_collective = |h: &ThreadId| {
                     let other = program.item(self.at(*h));
                     self.status[*h as usize] == Status::Running
-                        && matches!(other.kind, ItemKind::Collective)
+                        && matches!(other.kind, ItemKind::Collective { .. })
                         && other.certain
                         && !other.repeated
                 };
@@ -343,7 +343,7 @@ impl State<'_> {
         let at = self.at(t);
         let program = self.program;
         let item = program.item(at);
-        if let ItemKind::Collective = item.kind {
+        if let ItemKind::Collective { .. } = item.kind {
             self.collective();
             return None;
         }
@@ -353,7 +353,7 @@ impl State<'_> {
         let mut outcome = None;
         match &item.kind {
             ItemKind::End => self.status[t as usize] = Status::Done,
-            ItemKind::Access { reads, writes } if item.certain && !item.repeated => {
+            ItemKind::Access { reads, writes, .. } if item.certain && !item.repeated => {
                 outcome = self.access(at, epoch, reads.as_deref(), writes.as_deref());
             }
             ItemKind::Notify { cell: Some(cell), add, value, .. } => {

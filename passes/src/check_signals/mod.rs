@@ -121,7 +121,7 @@ pub fn analyse<'c, 'a>(
     let run = &instantiation.program;
     let too_large =
         |what: &str| Stop::NoConclusion { at: Some(program), reason: format!("the run has too many {what}") };
-    let order = order::Order::build(run, MAX_CLOCK_CELLS).ok_or_else(|| too_large("threads and items"))?;
+    let order = order::Order::build(run, MAX_CLOCK_CELLS, order::Edges::Suspected).ok_or_else(|| too_large("threads and items"))?;
     if run.threads.len() > MAX_MACHINE_THREADS {
         return Err(too_large("threads"));
     }

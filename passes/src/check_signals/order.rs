@@ -98,6 +98,24 @@ pub struct WaitFacts {
     pub impossible: bool,
 }
 
+/// Which waits give edges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edges {
+    /// Every wait's, as the bug finder uses them: a wait in a branch whose
+    /// condition is not known orders what follows the branch too (a bug
+    /// there is shown by a schedule anyway).
+    Suspected,
+    /// Only those that hold in every execution, for a proof
+    /// (`ccl-verify-comm-order`'s synchronisation check). The run lists
+    /// both ways of a branch one after the other: what an item of one way
+    /// learns reaches only the later items of that way (and of the arms
+    /// nested in it), never the other way or what follows the branch. A
+    /// wait is ordered after no item of a loop of unknown trip count (one
+    /// item there stands for every iteration, and a later iteration's
+    /// comes after an earlier one's notify).
+    Proven,
+}
+
 /// The skeleton.
 pub struct Order {
     /// Per thread, per item: its index among the thread's sync items, or the
@@ -107,9 +125,14 @@ pub struct Order {
     clocks: Vec<Vec<Vec<u32>>>,
     /// Per thread, the positions of its sync items.
     sync_pos: Vec<Vec<u32>>,
+    /// Per thread, per sync item: the sync item whose clock it starts from
+    /// (the one before it in program order, or under [`Edges::Proven`] the
+    /// last one before it in its arm or an arm around it).
+    prev: Vec<Vec<Option<u32>>>,
     pub waits: FxHashMap<At, WaitFacts>,
     pub notifies: FxHashMap<Cell, Vec<At>>,
     pub rounds: u32,
+    edges: Edges,
 }
 
 /// The most fixpoint rounds (each adds edges, so few are needed).
@@ -146,22 +169,50 @@ impl Order {
 
     /// Builds the skeleton of `program`; `None` when it is too large
     /// (threads times sync items above `max_cells`).
-    pub fn build(program: &Program, max_cells: usize) -> Option<Order> {
+    pub fn build(program: &Program, max_cells: usize, edges: Edges) -> Option<Order> {
         let threads = program.threads.len();
         let mut sync_at = Vec::with_capacity(threads);
         let mut sync_pos = Vec::with_capacity(threads);
+        let mut prev = Vec::with_capacity(threads);
         let mut total = 0usize;
         for thread in &program.threads {
-            let (mut at, mut pos) = (Vec::with_capacity(thread.items.len()), Vec::new());
-            for (p, item) in thread.items.iter().enumerate() {
-                if item.kind.is_sync() {
-                    pos.push(p as u32);
+            let (mut at, mut pos, mut before) = (Vec::with_capacity(thread.items.len()), Vec::new(), Vec::new());
+            // Under `Proven`: per arm, its last sync item so far.
+            let mut last_in_arm: FxHashMap<u32, u32> = FxHashMap::default();
+            let last_around = |last_in_arm: &FxHashMap<u32, u32>, arm: u32| -> Option<u32> {
+                let mut best: Option<u32> = None;
+                let mut a = arm;
+                loop {
+                    if let Some(&k) = last_in_arm.get(&a) {
+                        best = best.max(Some(k));
+                    }
+                    if a == 0 {
+                        return best;
+                    }
+                    a = program.arm_parents[a as usize];
                 }
-                at.push(pos.len().saturating_sub(1) as u32);
+            };
+            for (p, item) in thread.items.iter().enumerate() {
+                let earlier = match edges {
+                    Edges::Suspected => pos.len().checked_sub(1).map(|k| k as u32),
+                    Edges::Proven => last_around(&last_in_arm, item.arm),
+                };
+                if item.kind.is_sync() {
+                    before.push(earlier);
+                    last_in_arm.insert(item.arm, pos.len() as u32);
+                    pos.push(p as u32);
+                    at.push(pos.len() as u32 - 1);
+                } else {
+                    // An access before the thread's first sync item (its
+                    // start) takes the start's clock, which orders nothing
+                    // of other threads before it.
+                    at.push(earlier.unwrap_or(0));
+                }
             }
             total += pos.len();
             sync_at.push(at);
             sync_pos.push(pos);
+            prev.push(before);
         }
         if total.saturating_mul(threads) > max_cells {
             return None;
@@ -180,7 +231,8 @@ impl Order {
             })
             .collect();
         let notifies = program.notifies_by_cell();
-        let mut order = Order { sync_at, clocks, sync_pos, waits: FxHashMap::default(), notifies, rounds: 0 };
+        let mut order =
+            Order { sync_at, clocks, sync_pos, prev, waits: FxHashMap::default(), notifies, rounds: 0, edges };
         order.solve(program);
         Some(order)
     }
@@ -203,11 +255,13 @@ impl Order {
     fn propagate_thread(&mut self, program: &Program, links: &Links, t: usize) -> bool {
         let mut changed = false;
         let threads = program.threads.len();
-        let mut previous: Option<Vec<u32>> = None;
         for k in 0..self.sync_pos[t].len() {
             let pos = self.sync_pos[t][k];
             let at = At { thread: t as ThreadId, pos };
-            let mut clock = previous.take().unwrap_or_else(|| vec![0; threads]);
+            let mut clock = match self.prev[t][k] {
+                Some(j) => self.clocks[t][j as usize].clone(),
+                None => vec![0; threads],
+            };
             join(&mut clock, &self.clocks[t][k]);
             match &program.threads[t].items[pos as usize].kind {
                 ItemKind::Start => {
@@ -221,7 +275,7 @@ impl Order {
                         join(&mut clock, self.clock(end));
                     }
                 }
-                ItemKind::Collective => {
+                ItemKind::Collective { .. } => {
                     if let Some(meeting) = links.collectives.get(&at) {
                         for other in meeting {
                             let k_other = self.sync_at[other.thread as usize][other.pos as usize] as usize;
@@ -244,10 +298,9 @@ impl Order {
                 _ => {}
             }
             if clock != self.clocks[t][k] {
-                self.clocks[t][k] = clock.clone();
+                self.clocks[t][k] = clock;
                 changed = true;
             }
-            previous = Some(clock);
         }
         changed
     }
@@ -308,6 +361,16 @@ impl Order {
                     high = mid - 1;
                 }
             }
+            if self.edges == Edges::Proven {
+                // The last item up to `low` outside loops of unknown trip
+                // count, itself needed (the search assumes that needing an
+                // item means needing every earlier one; a proof checks it).
+                let items = &program.threads[u as usize].items;
+                match (0..=low).rev().find(|&p| !items[p as usize].repeated) {
+                    Some(p) if needs_item(p) => low = p,
+                    _ => continue,
+                }
+            }
             needs.push((u, low + 1));
         }
         WaitFacts { needs, dead: false, impossible }
@@ -335,7 +398,7 @@ impl Links {
         for host in program.hosts() {
             let mut mine = Vec::new();
             program.for_each_item_of(host, |at, item| {
-                if let ItemKind::Collective = item.kind {
+                if let ItemKind::Collective { .. } = item.kind {
                     if !item.certain || item.repeated {
                         uncertain.insert(host);
                     }

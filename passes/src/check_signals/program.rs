@@ -21,6 +21,14 @@ pub struct Loc {
     pub index: u32,
 }
 
+/// A buffer and, when known, the rank of its copy: where an access whose
+/// elements are not known stays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Within {
+    pub root: RootId,
+    pub rank: Option<u32>,
+}
+
 /// A signal cell is an element like any other.
 pub type Cell = Loc;
 
@@ -37,15 +45,19 @@ pub enum ItemKind {
     Notify { cell: Option<Cell>, root: Option<RootId>, add: bool, value: Option<i64> },
     /// `ccl.wait` on this rank's cell.
     Wait { cell: Option<Cell>, eq: bool, threshold: Option<i64> },
-    /// A GM access: the elements read and written, `None` when unknown.
-    Access { reads: Option<Vec<Loc>>, writes: Option<Vec<Loc>> },
+    /// A GM access: the elements read and written, `None` when unknown;
+    /// `within`, the buffer (and rank) each unknown set stays inside,
+    /// when that is known (reads, then writes).
+    Access { reads: Option<Vec<Loc>>, writes: Option<Vec<Loc>>, within: [Option<Within>; 2] },
     /// A host forks the blocks `first..first + count` of a launch.
     Launch { first: ThreadId, count: u32 },
     /// The host waits for the blocks of its last launch (the join).
     Join { first: ThreadId, count: u32 },
     /// A collective (`barrier`, `all_reduce`, unlowered `all_to_all_v`):
     /// every host meets every other host's collective of the same number.
-    Collective,
+    /// It reads and writes the buffers `roots` (every rank's copy) when
+    /// they meet.
+    Collective { roots: Vec<RootId> },
 }
 
 impl ItemKind {
@@ -66,6 +78,10 @@ pub struct Item {
     /// Inside a loop whose trip count is not known: it may run any number
     /// of times.
     pub repeated: bool,
+    /// The arm it runs in: 0 for what runs whenever its thread does, else
+    /// one way of a branch not known to be taken, or one loop body of
+    /// unknown trip count, as the run wrote it out (`Program::arm_parents`).
+    pub arm: u32,
     /// How many items of the same site its thread chain (rank and slot:
     /// the host, or one block slot over every launch) ran before it.
     pub ordinal: u32,
@@ -130,6 +146,8 @@ pub struct Program {
     pub data_written: Vec<bool>,
     /// A notify with an unknown view may have written any cell.
     pub any_cell_unknown: bool,
+    /// Per arm, the arm it is nested in (arm 0, the root, in itself).
+    pub arm_parents: Vec<u32>,
 }
 
 /// An item's identity: its thread and position.
@@ -158,6 +176,20 @@ impl Program {
     /// The width a cell's value wraps to (a signal is an integer).
     pub fn cell_width(&self, cell: Cell) -> Option<u32> {
         self.roots[cell.root as usize].width
+    }
+
+    /// Whether arm `inner` is `outer` or nested in it: an item of `inner`
+    /// runs only in executions that run `outer`.
+    pub fn arm_within(&self, mut inner: u32, outer: u32) -> bool {
+        loop {
+            if inner == outer {
+                return true;
+            }
+            if inner == 0 {
+                return false;
+            }
+            inner = self.arm_parents[inner as usize];
+        }
     }
 
     /// Every notify of the program, by the cell it writes.

@@ -99,7 +99,7 @@ const MAX_SUSPECTS: usize = 256;
 fn race_suspects(program: &Program, order: &Order, cells: &FxHashSet<Cell>) -> Vec<(At, At)> {
     let mut by_loc: FxHashMap<Loc, Vec<(At, bool)>> = FxHashMap::default();
     program.for_each_item(|at, item| {
-        let ItemKind::Access { reads, writes } = &item.kind else { return };
+        let ItemKind::Access { reads, writes, .. } = &item.kind else { return };
         if !item.certain || item.repeated {
             return;
         }

@@ -10,6 +10,9 @@
 //!   waits to GM reads, and whether the entry reaches a GM read without a
 //!   whole-GM invalidate);
 //! * [`orchestration`] checks Phase B (kernels launched after a publish);
+//! * [`sync`] checks that the synchronisation orders every two accesses of
+//!   one location, one a write, in the run on `ranks` ranks (the races no
+//!   marker fixes);
 //! * `oracle` is a slow, obviously-exhaustive reference of the kernel
 //!   rules, for tests only (`cfg(test)`, or the `test-oracles` feature).
 //!
@@ -23,6 +26,7 @@ pub mod launches;
 /// `test-oracles` feature): not in the shipped library.
 #[cfg(any(test, feature = "test-oracles"))]
 pub mod oracle;
+pub mod sync;
 mod walk;
 
 use crate::comm_order::{
@@ -31,6 +35,7 @@ use crate::comm_order::{
     model::{self, Bodies, Module, OpKey},
     scan::ScanRules,
 };
+use crate::check_signals::program::{At, ItemKind};
 use crate::ir::Exclusive;
 use crate::{
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},
@@ -48,6 +53,7 @@ pass_options! {
     /// The checker's options.
     pub struct VerifyOptions {
         max_errors: int("max-errors", "Report at most this many violations (0: all of them); one last error counts the rest", default = 0, min = 0),
+        ranks: int("ranks", "The rank count of the run whose synchronisation is checked, as ccl-sim --ranks P", default = 2, min = 1),
     }
 }
 
@@ -59,6 +65,8 @@ pass_statistics! {
         launches: "launches-checked", "Call-like ops met after a publish in a scan target",
         violations: "violations", "Violations reported (one per offending pair)",
         delta_walks: "loop-delta-walks", "Second walks of a loop body for obligations carried by a back edge",
+        runs: "runs-checked", "Runs of an entry whose synchronisation was checked",
+        unordered: "unordered-pairs", "Pairs of accesses the synchronisation may leave unordered (one per pair of ops)",
     }
 }
 
@@ -82,7 +90,11 @@ pub static INFO: PassInfo = PassInfo {
 
 fn create(values: OptionValues<'_>, counters: &Counters) -> Box<dyn CclPass> {
     let options = VerifyOptions::from_values(values);
-    Box::new(VerifyCommOrder { max_errors: options.max_errors as usize, stats: VerifyStatistics::bind(counters) })
+    Box::new(VerifyCommOrder {
+        max_errors: options.max_errors as usize,
+        ranks: options.ranks as u32,
+        stats: VerifyStatistics::bind(counters),
+    })
 }
 
 /// Everything one run found, before it becomes diagnostics.
@@ -341,6 +353,8 @@ fn combine(module: &Module, reports: &[Option<KernelReport>]) -> Findings {
 pub struct VerifyCommOrder {
     /// 0: no limit.
     pub max_errors: usize,
+    /// The rank count of the run the synchronisation check writes out.
+    pub ranks: u32,
     stats: VerifyStatistics,
 }
 
@@ -377,7 +391,14 @@ impl CclPass for VerifyCommOrder {
                     continue;
                 }
             };
+            let sync = sync_reports(program, self.ranks);
             let stats = &self.stats;
+            stats.runs.add(sync.ran as u64);
+            stats.unordered.add(sync.unordered as u64);
+            failed |= !sync.reports.is_empty();
+            for report in sync.reports {
+                cx.report(report);
+            }
             stats.kernels.add(findings.kernels_checked);
             stats.scan_targets.add(findings.scan_targets);
             stats.launches.add(findings.launches_checked);
@@ -407,6 +428,64 @@ impl CclPass for VerifyCommOrder {
             Ok(())
         }
     }
+}
+
+/// What the synchronisation check of one program reports.
+struct SyncReports<'c> {
+    ran: bool,
+    unordered: usize,
+    reports: Vec<Report<'c>>,
+}
+
+/// The synchronisation check of `program` on `ranks` ranks, as errors: a
+/// pair the synchronisation may leave unordered, or a run it cannot follow
+/// (no proof). A program without an entry runs nothing: nothing to check.
+fn sync_reports<'c>(program: OperationRef<'c, '_>, ranks: u32) -> SyncReports<'c> {
+    use crate::check_signals::instantiate::Stop;
+    let checked = match sync::check(program, ranks, sync::Bounds::default()) {
+        Ok(checked) => checked,
+        Err(Stop::NoEntry) => return SyncReports { ran: false, unordered: 0, reports: Vec::new() },
+        Err(Stop::NoConclusion { at, reason }) => {
+            let message = format!(
+                "cannot prove that the synchronisation orders the program's accesses on {ranks} ranks: {reason}"
+            );
+            let report = Report::error(at.unwrap_or(program).location(), message);
+            return SyncReports { ran: false, unordered: 0, reports: vec![report] };
+        }
+    };
+    let run = &checked.instantiation.program;
+    let op = |at: At| checked.instantiation.ops[run.item(at).site as usize];
+    let what = |at: At| {
+        let item = run.item(at);
+        let name = match item.kind {
+            ItemKind::Collective { .. } => "the collective",
+            _ => "",
+        };
+        let op_name = crate::ir::op_name(op(at));
+        let thread = run.threads[at.thread as usize].describe();
+        if name.is_empty() {
+            format!("'{op_name}' ({thread})")
+        } else {
+            format!("{name} '{op_name}' ({thread})")
+        }
+    };
+    let reports = checked
+        .unordered
+        .iter()
+        .map(|pair| {
+            let element = pair.loc.map_or_else(|| "memory".to_string(), |loc| run.describe_loc(loc));
+            let message = format!(
+                "data race: {} writes {element} and nothing orders it with {}: no notify, wait, launch or \
+                 collective puts one before the other in every execution on {ranks} ranks, so no marker can make \
+                 the value the other sees certain",
+                what(pair.write),
+                what(pair.other),
+            );
+            Report::error(op(pair.write).location(), message)
+                .with_note(op(pair.other).location(), format!("the other access: {}", what(pair.other)))
+        })
+        .collect();
+    SyncReports { ran: true, unordered: checked.unordered.len(), reports }
 }
 
 /// The error message of a kernel violation.
