@@ -114,7 +114,7 @@ impl<'c, 'a> Interpreter<'c, 'a> {
             len: shape.iter().product::<i64>().max(0) as u64,
             width: ir::int_width(element),
         });
-        Ok(Val::View(View { root, layout: Some(Layout::identity(&shape)) }))
+        Ok(Val::View(View::exact(root, Some(Layout::identity(&shape)))))
     }
 
     /// The cell element 0 of `signal` names on rank `rank`, when known.
@@ -125,7 +125,7 @@ impl<'c, 'a> Interpreter<'c, 'a> {
         signal: &Val,
         rank: Option<i64>,
     ) -> Flow<'c, 'a, Option<Cell>> {
-        let Val::View(View { root, layout: Some(layout) }) = signal else { return Ok(None) };
+        let Val::View(View { root, layout: Some(layout), .. }) = signal else { return Ok(None) };
         let Some(rank) = rank else { return Ok(None) };
         if rank < 0 || rank >= self.program.ranks as i64 {
             return self.out_of_range(op, ctx, format!("peer {rank} is not a rank (0..{})", self.program.ranks));
@@ -170,7 +170,7 @@ impl<'c, 'a> Interpreter<'c, 'a> {
         rank: Option<i64>,
         run: Option<(Option<i64>, i64)>,
     ) -> Flow<'c, 'a, Option<Vec<Loc>>> {
-        let Val::View(View { root, layout: Some(layout) }) = view else { return Ok(None) };
+        let Val::View(View { root, layout: Some(layout), .. }) = view else { return Ok(None) };
         let Some(rank) = rank else { return Ok(None) };
         if rank < 0 || rank >= self.program.ranks as i64 {
             return self.out_of_range(op, ctx, format!("peer {rank} is not a rank (0..{})", self.program.ranks));
@@ -251,6 +251,8 @@ impl<'c, 'a> Interpreter<'c, 'a> {
             Some(Val::View(view)) => Some(Within {
                 root: view.root,
                 rank: rank.filter(|r| (0..self.program.ranks as i64).contains(r)).map(|r| r as u32),
+                // The elements a view of bounded size may cover.
+                indices: view.bound().and_then(|b| b.run(0, b.elements())).map(|run| run.into_iter().map(|i| i as u32).collect()),
             }),
             _ => None,
         };
@@ -283,6 +285,11 @@ fn arith(op: OperationRef<'_, '_>, name: &str, operands: &[Val]) -> Val {
     let width = if ir::result_count(op) > 0 { result_width(op) } else { None };
     let Some(width) = width else { return Val::Unknown };
     let ints: Option<Vec<i64>> = operands.iter().map(Val::int).collect();
+    if ints.is_none() {
+        if let Some(range) = range_arith(name, operands, width) {
+            return range;
+        }
+    }
     match name {
         "arith.constant" | "index.constant" | "index.bool.constant" => op
             .attribute("value")
@@ -313,13 +320,14 @@ fn arith(op: OperationRef<'_, '_>, name: &str, operands: &[Val]) -> Val {
 
 /// `memref.subview`.
 fn subview(op: OperationRef<'_, '_>, operands: &[Val]) -> Val {
-    let Val::View(View { root, layout }) = &operands[0] else { return Val::Unknown };
+    let Val::View(source) = &operands[0] else { return Val::Unknown };
+    let (root, layout) = (&source.root, &source.layout);
     let segment =
         |i: usize| -> Vec<Val> { ir::operand_segment(op, i).unwrap_or(0..0).map(|k| operands[k].clone()).collect() };
     let known =
         |attr: &str, i: usize| -> Option<Vec<i64>> { mixed(op, attr, &segment(i)).iter().map(Val::int).collect() };
     let parts = (known("static_offsets", 1), known("static_sizes", 2), known("static_strides", 3));
-    let layout = match (layout, parts) {
+    let layout = match (layout, parts.clone()) {
         (Some(layout), (Some(offsets), Some(sizes), Some(steps))) => {
             let result_rank = ir::memref_parts(ir::result(op, 0).r#type()).map_or(sizes.len(), |(s, _, _)| s.len());
             // A rank-reducing subview drops unit sizes, leftmost first.
@@ -335,12 +343,70 @@ fn subview(op: OperationRef<'_, '_>, operands: &[Val]) -> Val {
         }
         _ => None,
     };
-    Val::View(View { root: *root, layout })
+    if layout.is_some() {
+        return Val::View(View::exact(*root, layout));
+    }
+    // Sizes not known but bounded (a clamped count): the largest view.
+    let largest = |attr: &str, i: usize| -> Option<Vec<i64>> {
+        mixed(op, attr, &segment(i)).iter().map(|v| v.bounds().map(|(_, hi)| hi)).collect()
+    };
+    let within = match (source.bound(), parts.0, largest("static_sizes", 2), parts.2) {
+        (Some(bound), Some(offsets), Some(sizes), Some(steps)) if sizes.iter().all(|s| *s >= 0 && *s < i64::MAX) => {
+            let result_rank = ir::memref_parts(ir::result(op, 0).r#type()).map_or(sizes.len(), |(s, _, _)| s.len());
+            if result_rank == sizes.len() {
+                values::subview(bound, &offsets, &sizes, &steps, &[])
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    Val::View(View { root: *root, layout: None, within })
+}
+
+/// The bounds an op keeps when an operand is a range or unknown: a clamp
+/// (`maxsi`/`minsi` with a bound) gives a range, casts and adding or
+/// multiplying by known amounts keep one. `None`: not such an op.
+fn range_arith(name: &str, operands: &[Val], width: u32) -> Option<Val> {
+    let (min, max) = if width >= 64 { (i64::MIN, i64::MAX) } else { (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1) };
+    let bounds = |v: &Val| v.bounds().unwrap_or((i64::MIN, i64::MAX));
+    let fits = |lo: i64, hi: i64| if lo >= min && hi <= max { Val::between(lo, hi) } else { Val::Unknown };
+    let finite = |(lo, hi): (i64, i64)| lo != i64::MIN && hi != i64::MAX;
+    let value = match name {
+        "arith.maxsi" | "arith.minsi" => {
+            let (a, b) = (bounds(&operands[0]), bounds(&operands[1]));
+            if name == "arith.maxsi" {
+                Val::between(a.0.max(b.0), a.1.max(b.1))
+            } else {
+                Val::between(a.0.min(b.0), a.1.min(b.1))
+            }
+        }
+        "arith.index_cast" | "arith.extsi" | "index.casts" => {
+            let (lo, hi) = bounds(&operands[0]);
+            fits(lo, hi)
+        }
+        "arith.addi" | "arith.muli" => {
+            let (a, b) = (bounds(&operands[0]), bounds(&operands[1]));
+            if !finite(a) || !finite(b) {
+                return Some(Val::Unknown);
+            }
+            let corners: Vec<Option<i64>> = [(a.0, b.0), (a.0, b.1), (a.1, b.0), (a.1, b.1)]
+                .iter()
+                .map(|&(x, y)| if name == "arith.addi" { x.checked_add(y) } else { x.checked_mul(y) })
+                .collect();
+            match corners.iter().copied().collect::<Option<Vec<i64>>>() {
+                Some(c) => fits(*c.iter().min().expect("four"), *c.iter().max().expect("four")),
+                None => Val::Unknown,
+            }
+        }
+        _ => return None,
+    };
+    Some(value)
 }
 
 /// `memref.collapse_shape` and `memref.expand_shape`.
 fn reshape(op: OperationRef<'_, '_>, name: &str, source: &Val) -> Val {
-    let Val::View(View { root, layout }) = source else { return Val::Unknown };
+    let Val::View(View { root, layout, .. }) = source else { return Val::Unknown };
     let groups = reassociation(op);
     let layout = match (layout, groups) {
         (Some(layout), Some(groups)) if name == "memref.collapse_shape" => values::collapse(layout, &groups),
@@ -353,7 +419,7 @@ fn reshape(op: OperationRef<'_, '_>, name: &str, source: &Val) -> Val {
         }
         _ => None,
     };
-    Val::View(View { root: *root, layout })
+    Val::View(View::exact(*root, layout))
 }
 
 fn reassociation(op: OperationRef<'_, '_>) -> Option<Vec<Vec<usize>>> {

@@ -170,7 +170,7 @@ impl<'c, 'a> Interpreter<'c, 'a> {
                     len: shape.iter().product::<i64>().max(0) as u64,
                     width: ir::int_width(element),
                 });
-                Val::View(View { root, layout: Some(Layout::identity(&shape)) })
+                Val::View(View::exact(root, Some(Layout::identity(&shape))))
             } else if ir::int_width(ty).is_some() {
                 Val::Int(0)
             } else {

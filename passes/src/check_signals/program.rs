@@ -23,10 +23,13 @@ pub struct Loc {
 
 /// A buffer and, when known, the rank of its copy: where an access whose
 /// elements are not known stays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Within {
     pub root: RootId,
     pub rank: Option<u32>,
+    /// The indices it may touch, when the view's offsets are known and its
+    /// sizes bounded (`None`: any of the buffer).
+    pub indices: Option<Vec<u32>>,
 }
 
 /// A signal cell is an element like any other.

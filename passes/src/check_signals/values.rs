@@ -68,17 +68,34 @@ impl Layout {
 }
 
 /// A view: its buffer, and its layout when every offset, size and stride is
-/// known.
+/// known; else, when its offsets and strides are known and its sizes
+/// bounded, `within`, the largest view it may be (the elements it may touch).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct View {
     pub root: RootId,
     pub layout: Option<Layout>,
+    pub within: Option<Layout>,
+}
+
+impl View {
+    /// A view whose layout is known.
+    pub fn exact(root: RootId, layout: Option<Layout>) -> View {
+        View { root, layout, within: None }
+    }
+
+    /// The layout, or the largest the view may be.
+    pub fn bound(&self) -> Option<&Layout> {
+        self.layout.as_ref().or(self.within.as_ref())
+    }
 }
 
 /// An abstract value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Val {
     Int(i64),
+    /// An integer between the two bounds (inclusive, `lo < hi`): what a
+    /// clamp of an unknown value gives.
+    Range(i64, i64),
     View(View),
     Unknown,
 }
@@ -88,6 +105,25 @@ impl Val {
         match self {
             Val::Int(v) => Some(*v),
             _ => None,
+        }
+    }
+
+    /// The bounds of an integer (`i64::MIN`/`MAX` where not known), `None`
+    /// for what is not an integer known at all.
+    pub fn bounds(&self) -> Option<(i64, i64)> {
+        match self {
+            Val::Int(v) => Some((*v, *v)),
+            Val::Range(lo, hi) => Some((*lo, *hi)),
+            _ => None,
+        }
+    }
+
+    /// An integer between `lo` and `hi`.
+    pub fn between(lo: i64, hi: i64) -> Val {
+        match lo.cmp(&hi) {
+            std::cmp::Ordering::Equal => Val::Int(lo),
+            std::cmp::Ordering::Less if (lo, hi) != (i64::MIN, i64::MAX) => Val::Range(lo, hi),
+            _ => Val::Unknown,
         }
     }
 

@@ -95,17 +95,26 @@ pub fn check<'c, 'a>(
 
 /// The accesses of the run.
 fn accesses(run: &Program) -> Vec<Access> {
-    let footprint = |locs: &Option<Vec<Loc>>, within: Option<Within>| match (locs, within) {
+    let ranks: Vec<u32> = (0..run.ranks).collect();
+    let footprint = |locs: &Option<Vec<Loc>>, within: &Option<Within>| match (locs, within) {
         (Some(locs), _) => Footprint::Elements(locs.clone()),
-        (None, Some(within)) => Footprint::Buffers(vec![within.root], within.rank),
+        // Every element it may touch, on its rank (or on any).
+        (None, Some(Within { root, rank, indices: Some(indices) })) => Footprint::Elements(
+            rank.as_ref()
+                .map_or(ranks.as_slice(), std::slice::from_ref)
+                .iter()
+                .flat_map(|&rank| indices.iter().map(move |&index| Loc { root: *root, rank, index }))
+                .collect(),
+        ),
+        (None, Some(Within { root, rank, indices: None })) => Footprint::Buffers(vec![*root], *rank),
         (None, None) => Footprint::Anything,
     };
     let mut out = Vec::new();
     run.for_each_item(|at, item| match &item.kind {
         ItemKind::Access { reads, writes, within } => out.push(Access {
             at,
-            reads: footprint(reads, within[0]),
-            writes: footprint(writes, within[1]),
+            reads: footprint(reads, &within[0]),
+            writes: footprint(writes, &within[1]),
         }),
         ItemKind::Collective { roots } if !roots.is_empty() => out.push(Access {
             at,
