@@ -28,7 +28,10 @@ use common::inserted_lines;
 use std::collections::BTreeMap;
 
 const INSERT: &str = "builtin.module(ccl-insert-comm-fence)";
-const VERIFY: &str = "builtin.module(ccl-verify-comm-order)";
+/// The checker on the run at `ranks` ranks.
+fn verify_text(ranks: u16) -> String {
+    format!("builtin.module(ccl-verify-comm-order{{ranks={ranks}}})")
+}
 /// Far above what these programs need (tens to a few thousand states), so
 /// reaching it is a failure, not a skip.
 const MAX_STATES: usize = 1_000_000;
@@ -89,13 +92,14 @@ struct Counts {
 fn run_case(
     session: &Session,
     insert: &cclir::BuiltPipeline<'_>,
-    verify: &cclir::BuiltPipeline<'_>,
+    verify: &[cclir::BuiltPipeline<'_>],
     seed: u64,
     counts: &mut Counts,
 ) {
     let exchange = exchange_program(seed);
     counts.programs += 1;
     let (raw, ranks) = (&exchange.text, exchange.ranks);
+    let verify = &verify[usize::from(ranks)];
     let what = format!("ccl-gen --exchange {seed} (P = {ranks})");
 
     // 1. The raw program.
@@ -159,7 +163,9 @@ fn inserted_markers_are_enough_and_deleting_them_races() {
     let base = env_u64("CCLIR_SIM_SEED", 0);
     let session = Session::with_config(cclir::SessionConfig { threading: false, ..Default::default() });
     let insert = session.pipeline(INSERT).expect("insert pipeline");
-    let verify = session.pipeline(VERIFY).expect("verify pipeline");
+    // The checker at each rank count the generator uses.
+    let verify: Vec<cclir::BuiltPipeline<'_>> =
+        (0..=8).map(|ranks| session.pipeline(&verify_text(ranks.max(1))).expect("verify pipeline")).collect();
     let mut counts = Counts::default();
     let started = std::time::Instant::now();
     for seed in base..base + cases {

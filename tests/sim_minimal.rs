@@ -21,9 +21,14 @@ use cclir::sim::{self, report, Finding, Options, Outcome, Search};
 use cclir::Session;
 use std::collections::BTreeMap;
 
-const MINIMAL: &str = "builtin.module(ccl-pipeline{placement=minimal})";
-const MINIMAL_LOWERED: &str = "builtin.module(ccl-pipeline{lower-collectives=true placement=minimal})";
-const VERIFY: &str = "builtin.module(ccl-verify-comm-order)";
+/// The options of `ccl-pipeline` a case runs with (its rank count added).
+const MINIMAL: &str = "placement=minimal";
+const MINIMAL_LOWERED: &str = "lower-collectives=true placement=minimal";
+
+/// The checker on the run at `ranks` ranks.
+fn verify_text(ranks: u16) -> String {
+    format!("builtin.module(ccl-verify-comm-order{{ranks={ranks}}})")
+}
 /// Far above what these programs need, so reaching it fails the test.
 const MAX_STATES: usize = 3_000_000;
 
@@ -234,9 +239,12 @@ impl Tally {
 }
 
 /// Optimizes `case`, proves it, and deletes each of its markers.
-fn prove(session: &Session, verify: &cclir::BuiltPipeline<'_>, case: &Case, tally: &mut Tally) {
+fn prove(session: &Session, case: &Case, tally: &mut Tally) {
     let what = &case.name;
-    let pipeline = session.pipeline(case.pipeline).expect("the pipeline builds");
+    let pipeline = session
+        .pipeline(&format!("builtin.module(ccl-pipeline{{{} ranks={}}})", case.pipeline, case.ranks))
+        .expect("the pipeline builds");
+    let verify = &session.pipeline(&verify_text(case.ranks)).expect("the checker builds");
     let mut program = session.parse(&case.source, "input.mlir").unwrap_or_else(|e| panic!("{what}: {e:?}"));
     if let Err(e) = session.run(&pipeline, &mut program) {
         panic!("{what}: the minimal placement is rejected:\n{}\n{}", session.render(e.diagnostics()), case.source);
@@ -292,12 +300,11 @@ fn session() -> Session {
 fn minimal_placement_of_exchange_programs_is_proven_and_every_marker_is_needed() {
     let cases = std::env::var("CCLIR_SIM_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300u64);
     let session = session();
-    let verify = session.pipeline(VERIFY).expect("verify pipeline");
     let mut tally = Tally::default();
     for seed in 0..cases {
         let exchange = exchange_program(seed);
         let case = Case::new(format!("ccl-gen --exchange {seed}"), exchange.text, MINIMAL, exchange.ranks);
-        prove(&session, &verify, &case, &mut tally);
+        prove(&session, &case, &mut tally);
     }
     tally.print("exchange programs, minimal placement");
     tally.check_neither("exchange programs");
@@ -307,7 +314,6 @@ fn minimal_placement_of_exchange_programs_is_proven_and_every_marker_is_needed()
 #[test]
 fn minimal_placement_of_the_protocol_is_proven_and_every_marker_is_needed() {
     let session = session();
-    let verify = session.pipeline(VERIFY).expect("verify pipeline");
     let mut tally = Tally::default();
     // The larger exhaustive searches, each repeated for every marker that
     // does not race when deleted, only in an optimized build; at P = 2,
@@ -325,7 +331,7 @@ fn minimal_placement_of_the_protocol_is_proven_and_every_marker_is_needed() {
             p as u16,
         );
         case.mutants = mutants;
-        prove(&session, &verify, &case, &mut tally);
+        prove(&session, &case, &mut tally);
     }
     tally.print("lowered all_to_all_v, minimal placement");
     tally.check_neither("lowered all_to_all_v");
@@ -337,7 +343,6 @@ fn minimal_placement_of_the_protocol_is_proven_and_every_marker_is_needed() {
 #[test]
 fn minimal_placement_of_the_examples_is_proven_and_every_marker_is_needed() {
     let session = session();
-    let verify = session.pipeline(VERIFY).expect("verify pipeline");
     let mut tally = Tally::default();
     let root = env!("CARGO_MANIFEST_DIR");
     let read = |path: &str| std::fs::read_to_string(format!("{root}/{path}")).expect("the example is there");
@@ -356,14 +361,14 @@ fn minimal_placement_of_the_examples_is_proven_and_every_marker_is_needed() {
     for (path, entry) in lit {
         let mut case = Case::new(format!("{path} @{entry}"), read(path), MINIMAL, 2);
         case.entry = Some(entry);
-        prove(&session, &verify, &case, &mut tally);
+        prove(&session, &case, &mut tally);
     }
     let mut moe = Case::new("examples/moe_dispatch.mlir".into(), read("examples/moe_dispatch.mlir"), MINIMAL, 8);
     moe.entry = Some("moe_layers");
     moe.args = vec![("rows", "2"), ("layers", "1"), ("owner", "1")];
     moe.search = Search::Random { runs: 20, seed: 1 };
     moe.mutants = Search::Random { runs: 20, seed: 1 };
-    prove(&session, &verify, &moe, &mut tally);
+    prove(&session, &moe, &mut tally);
     let mut lowered = Case::new(
         "examples/moe_dispatch_lowered.mlir".into(),
         read("examples/moe_dispatch_lowered.mlir"),
@@ -374,7 +379,7 @@ fn minimal_placement_of_the_examples_is_proven_and_every_marker_is_needed() {
     lowered.args = vec![("rows", "2"), ("layers", "1"), ("owner", "1")];
     lowered.search = Search::Random { runs: 20, seed: 1 };
     lowered.mutants = Search::Random { runs: 20, seed: 1 };
-    prove(&session, &verify, &lowered, &mut tally);
+    prove(&session, &lowered, &mut tally);
     tally.print("lit examples and the MoE examples, minimal placement");
     tally.check_neither("examples");
     assert_eq!(tally.programs, lit.len() + 2);

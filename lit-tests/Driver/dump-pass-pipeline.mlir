@@ -18,13 +18,13 @@ func.func @f() {
 // RUN: FileCheck %s --check-prefix=OPTIONS < %t.dump
 // OPTIONS: Pass Manager with 4 passes:
 // OPTIONS-NEXT: builtin.module(
-// OPTIONS-NEXT:   ccl-pipeline-nested-modules{lower-collectives=false max-blocks=32 placement=rules},
+// OPTIONS-NEXT:   ccl-pipeline-nested-modules{lower-collectives=false max-blocks=32 placement=rules ranks=2 sync=true},
 // OPTIONS-NEXT:   ccl-find-post-collective-kernels{sound-placement=false},
 // OPTIONS-NEXT:   func.func(
 // OPTIONS-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=32},
 // OPTIONS-NEXT:     ccl-insert-kernel-fence
 // OPTIONS-NEXT:   ),
-// OPTIONS-NEXT:   ccl-verify-comm-order{max-errors=0}
+// OPTIONS-NEXT:   ccl-verify-comm-order{max-errors=0 ranks=2 sync=true}
 // OPTIONS-NEXT: )
 // RUN: tail -n +2 %t.dump | sed -e 's/^ *//' | tr -d '\n' > %t.pipeline
 // RUN: ccl-opt %s --dump-pass-pipeline -p "$(cat %t.pipeline)" -o /dev/null 2> %t.again
@@ -35,7 +35,7 @@ func.func @f() {
 // through the whole pipeline with the same options.
 // RUN: ccl-opt %s --dump-pass-pipeline -p 'builtin.module(ccl-pipeline{lower-collectives=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOWER
 // LOWER:      builtin.module(
-// LOWER-NEXT:   ccl-pipeline-nested-modules{lower-collectives=true max-blocks=0 placement=rules},
+// LOWER-NEXT:   ccl-pipeline-nested-modules{lower-collectives=true max-blocks=0 placement=rules ranks=2 sync=true},
 // LOWER-NEXT:   func.func(
 // LOWER-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=0}
 // LOWER-NEXT:   ),
@@ -44,5 +44,5 @@ func.func @f() {
 // LOWER-NEXT:   func.func(
 // LOWER-NEXT:     ccl-insert-kernel-fence
 // LOWER-NEXT:   ),
-// LOWER-NEXT:   ccl-verify-comm-order{max-errors=0}
+// LOWER-NEXT:   ccl-verify-comm-order{max-errors=0 ranks=2 sync=true}
 // LOWER-NEXT: )

@@ -59,6 +59,7 @@ pass_options! {
             "rules" => "right after each publish and wait, as ccl-insert-comm-fence places them",
             "minimal" => "placed by those rules, then moved by ccl-sink-comm-markers to where they are needed",
         ], default = "rules"),
+        sync: bool("sync", "Forwarded to ccl-verify-comm-order: prove the synchronisation too (off: the markers alone)", default = true),
         ranks: int("ranks", "Forwarded to ccl-verify-comm-order: the rank count of the run whose synchronisation it checks", default = 2, min = 1),
     }
 }
@@ -92,7 +93,7 @@ fn build_ccl_pipeline(values: OptionValues<'_>) -> String {
         }
         _ => insert_comm_fence::nested::KERNEL_INFO.argument.to_string(),
     };
-    let verify = format!("{}{{ranks={}}}", verify_comm_order::INFO.argument, options.ranks);
+    let verify = format!("{}{{sync={} ranks={}}}", verify_comm_order::INFO.argument, options.sync, options.ranks);
     // Admission and the insertions run per function, the insert pass's scan
     // on its own (docs/passes/insert-comm-fence.md): a module pass that
     // rewrites anything makes MLIR re-verify the whole module, and so does

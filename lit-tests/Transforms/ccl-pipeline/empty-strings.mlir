@@ -4,8 +4,8 @@
 // rules (the checker's reading beyond them asks for the prologue: the
 // second part); an empty kind fails the run with a located error and exit
 // code 1, never an internal error.
-// RUN: ccl-opt %s --split-input-file -p 'builtin.module(ccl-pipeline)' --verify-diagnostics | FileCheck %s
-// RUN: ccl-opt %s --split-input-file -p 'builtin.module(ccl-pipeline{lower-collectives=true})' --verify-diagnostics | FileCheck %s
+// RUN: ccl-opt %s --split-input-file -p 'builtin.module(ccl-pipeline{sync=false})' --verify-diagnostics | FileCheck %s
+// RUN: ccl-opt %s --split-input-file -p 'builtin.module(ccl-pipeline{lower-collectives=true sync=false})' --verify-diagnostics | FileCheck %s
 // RUN: not ccl-opt %s --split-input-file -p 'builtin.module(ccl-pipeline{placement=minimal})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=MINIMAL
 // MINIMAL-NOT: {{error: InCore}}
 // RUN: not ccl-opt %s --split-input-file -p 'builtin.module(ccl-pipeline)' -o %t 2>&1 | FileCheck %s --check-prefix=EXIT

@@ -11,14 +11,14 @@
 // RUN: not ccl-opt %s -p 'builtin.module(ccl-pipeline{placement=fewest})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 
 // MINIMAL: builtin.module(
-// MINIMAL-NEXT:   ccl-pipeline-nested-modules{lower-collectives=false max-blocks=0 placement=minimal},
+// MINIMAL-NEXT:   ccl-pipeline-nested-modules{lower-collectives=false max-blocks=0 placement=minimal ranks=2 sync=true},
 // MINIMAL-NEXT:   ccl-find-post-collective-kernels{sound-placement=true},
 // MINIMAL-NEXT:   func.func(
 // MINIMAL-NEXT:     ccl-admit-launch-width{lower-dynamic=false max-blocks=0},
 // MINIMAL-NEXT:     ccl-insert-kernel-fence,
 // MINIMAL-NEXT:     ccl-sink-comm-markers
 // MINIMAL-NEXT:   ),
-// MINIMAL-NEXT:   ccl-verify-comm-order{max-errors=0}
+// MINIMAL-NEXT:   ccl-verify-comm-order{max-errors=0 ranks=2 sync=true}
 
 // LOWERED:      ccl-find-post-collective-kernels{sound-placement=true},
 // LOWERED-NEXT:   func.func(

@@ -4,16 +4,16 @@
 // remote read and the push's count read with no invalidate; the snapshot's
 // write into a window-bound recv_counts is not flushed; the consumer after
 // the call has no prologue). Through
-// ccl-pipeline{lower-collectives=true} (admit -> lower -> insert -> verify)
+// ccl-pipeline{lower-collectives=true ranks=4} (admit -> lower -> insert -> verify)
 // it passes, with the markers insert placed, and the result re-parses
 // upstream. The default pipeline keeps the collective as it is.
 // RUN: not ccl-opt %s -p 'builtin.module(ccl-admit-launch-width,ccl-lower-all-to-all-v,ccl-verify-comm-order)' -o /dev/null 2>&1 | FileCheck %s --check-prefix=RAW
-// RUN: ccl-opt %s -p 'builtin.module(ccl-pipeline{lower-collectives=true})' > %t.mlir
+// RUN: ccl-opt %s -p 'builtin.module(ccl-pipeline{lower-collectives=true ranks=4})' > %t.mlir
 // RUN: FileCheck %s < %t.mlir
 // RUN: mlir-opt --load-dialect-plugin=%ccl_plugin %t.mlir -o /dev/null
-// RUN: ccl-opt %t.mlir -p 'builtin.module(ccl-verify-comm-order)' -o /dev/null
-// RUN: ccl-opt %t.mlir -p 'builtin.module(ccl-pipeline{lower-collectives=true})' | diff %t.mlir -
-// RUN: ccl-opt %s -p 'builtin.module(ccl-pipeline)' | FileCheck %s --check-prefix=DEFAULT
+// RUN: ccl-opt %t.mlir -p 'builtin.module(ccl-verify-comm-order{ranks=4})' -o /dev/null
+// RUN: ccl-opt %t.mlir -p 'builtin.module(ccl-pipeline{lower-collectives=true ranks=4})' | diff %t.mlir -
+// RUN: ccl-opt %s -p 'builtin.module(ccl-pipeline{ranks=4})' | FileCheck %s --check-prefix=DEFAULT
 
 // RAW-DAG: error: ccl.wait reaches a GM read without a whole-GM ccl.cacheinvalid() after it
 // RAW-DAG: note: the GM read (ccl.remote_load) it reaches

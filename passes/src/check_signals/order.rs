@@ -313,7 +313,18 @@ impl Order {
         let item = program.item(w);
         let writers: &[At] = self.notifies.get(&cell).map(Vec::as_slice).unwrap_or(&[]);
         let must = |n: At| self.before(n, w);
-        let candidates: Vec<At> = writers.iter().copied().filter(|n| !self.before(w, *n)).collect();
+        let mut candidates: Vec<At> = writers.iter().copied().filter(|n| !self.before(w, *n)).collect();
+        // A set that surely runs before the wait erases what every notify
+        // ordered before it wrote: those cannot help.
+        let erasing: Vec<At> = candidates
+            .iter()
+            .copied()
+            .filter(|n| {
+                let item = program.item(*n);
+                matches!(item.kind, ItemKind::Notify { add: false, .. }) && item.certain && !item.repeated && must(*n)
+            })
+            .collect();
+        candidates.retain(|n| !erasing.iter().any(|set| set != n && self.before(*n, *set)));
         let impossible = !range(program, cell, writers, must).admits(threshold, eq);
         if !range(program, cell, &candidates, must).admits(threshold, eq) {
             return WaitFacts { needs: Vec::new(), dead: true, impossible };

@@ -452,8 +452,8 @@ fn sync_reports<'c>(program: OperationRef<'c, '_>, ranks: u32) -> SyncReports<'c
         Err(Stop::NoEntry) => return SyncReports { ran: false, unordered: 0, reports: Vec::new() },
         Err(Stop::NoConclusion { at, reason }) => {
             let message = format!(
-                "cannot prove that the synchronisation orders the program's accesses on {ranks} ranks: {reason} \
-                 (sync=false checks the markers alone)"
+                "{SYNC_NO_PROOF} the program's accesses on {ranks} ranks: {reason} (sync=false checks the markers \
+                 alone)"
             );
             let report = Report::error(at.unwrap_or(program).location(), message);
             return SyncReports { ran: false, unordered: 0, reports: vec![report] };
@@ -481,7 +481,7 @@ fn sync_reports<'c>(program: OperationRef<'c, '_>, ranks: u32) -> SyncReports<'c
         .map(|pair| {
             let element = pair.loc.map_or_else(|| "memory".to_string(), |loc| run.describe_loc(loc));
             let message = format!(
-                "data race: {} writes {element} and nothing orders it with {}: no notify, wait, launch or \
+                "{SYNC_RACE}{} writes {element} and nothing orders it with {}: no notify, wait, launch or \
                  collective puts one before the other in every execution on {ranks} ranks, so no marker can make \
                  the value the other sees certain",
                 what(pair.write),
@@ -536,7 +536,14 @@ pub fn beyond_the_rules(message: &str) -> bool {
         || message.contains("writes of this block may be in flight")
         || message.contains("the rules' Phase B does not count")
         || message.contains("after another launch on this rank")
+        || message.starts_with(SYNC_RACE)
+        || message.starts_with(SYNC_NO_PROOF)
 }
+
+/// How the synchronisation check's errors begin: a pair it may leave
+/// unordered, and a run it cannot follow.
+pub const SYNC_RACE: &str = "data race: ";
+pub const SYNC_NO_PROOF: &str = "cannot prove that the synchronisation orders";
 
 /// The message of a kernel violation whose source is a plain-buffer store
 /// another block reads (it publishes as a window's store).
