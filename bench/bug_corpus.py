@@ -7,10 +7,11 @@ source lines it must name, the rank count and how the markers are placed).
 For each pair it runs, on the program as it runs (markers "written": the file
 as it is; "inserted": the file after ccl-insert-comm-fence):
 
-  static   ccl-opt -p 'builtin.module(ccl-verify-comm-order)'
+  static   ccl-opt -p 'builtin.module(ccl-verify-comm-order{ranks=P})' (the marker
+           rules and the synchronisation of the run on P ranks)
   signals  ccl-opt -p 'builtin.module(ccl-check-signals{ranks=P})' (the static
            analysis of signal discipline, docs/passes/check-signals.md)
-  minimal  ccl-opt -p 'builtin.module(ccl-pipeline{placement=minimal})' (its
+  minimal  ccl-opt -p 'builtin.module(ccl-pipeline{placement=minimal ranks=P})' (its
            own checker included), then ccl-sim on its output: the fewest
            markers must keep the fix clean and the bug found
   por      ccl-sim --exhaustive (persistent sets, the default)
@@ -50,10 +51,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("CCLIR_BENCH_BIN", os.path.join(ROOT, "target", "release"))
 CORPUS = os.path.join(ROOT, "bugs")
-VERIFY = "builtin.module(ccl-verify-comm-order)"
+VERIFY = "builtin.module(ccl-verify-comm-order{ranks=%d})"
 SIGNALS = "builtin.module(ccl-check-signals{ranks=%d})"
 INSERT = "builtin.module(ccl-insert-comm-fence)"
-MINIMAL = "builtin.module(ccl-pipeline{placement=minimal})"
+MINIMAL = "builtin.module(ccl-pipeline{placement=minimal ranks=%d})"
 SIM_MODES = {
     "por": [],
     "plain": ["--no-reduction", "--por", "off"],
@@ -103,7 +104,7 @@ def compile_program(case, path, pipeline, scratch):
     Returns (path to run, exit code of the pipeline, its output)."""
     if pipeline is None:
         return path, 0, ""
-    stage = "minimal" if pipeline == MINIMAL else "inserted"
+    stage = "minimal" if pipeline.startswith(MINIMAL.split("{")[0]) else "inserted"
     target = os.path.join(scratch, "%s.%s-%s.mlir" % (case["name"], os.path.basename(path)[:-5], stage))
     code, out, _ = run([tool("ccl-opt"), path, "--mlir-print-debuginfo", "-p", pipeline], keep_stdout=target)
     if code != 0:
@@ -111,8 +112,8 @@ def compile_program(case, path, pipeline, scratch):
     return target, 0, out
 
 
-def static_verdict(program, source, expected_lines):
-    code, out, seconds = run([tool("ccl-opt"), program, "-p", VERIFY])
+def static_verdict(program, source, expected_lines, ranks):
+    code, out, seconds = run([tool("ccl-opt"), program, "-p", VERIFY % ranks])
     lines = located_lines(out, source)
     if code == 0:
         verdict = "clean"
@@ -184,7 +185,7 @@ def evaluate(case, artifacts, scratch, tools):
             results[variant] = entry
             continue
         if "static" in tools:
-            entry["static"] = static_verdict(as_run, source, expected_lines)
+            entry["static"] = static_verdict(as_run, source, expected_lines, case["ranks"])
         if "signals" in tools:
             entry["signals"] = signals_verdict(as_run, source, signal_lines, case["ranks"])
         for mode in SIM_MODES:
@@ -195,7 +196,7 @@ def evaluate(case, artifacts, scratch, tools):
         if "minimal" not in tools:
             results[variant] = entry
             continue
-        minimal, code, out = compile_program(case, source, MINIMAL, scratch)
+        minimal, code, out = compile_program(case, source, MINIMAL % case["ranks"], scratch)
         if minimal is None:
             # The pipeline's own checker rejected its output (or it failed): that is a static finding.
             lines = located_lines(out, source)

@@ -25,9 +25,9 @@ use std::collections::BTreeMap;
 const MINIMAL: &str = "placement=minimal";
 const MINIMAL_LOWERED: &str = "lower-collectives=true placement=minimal";
 
-/// The checker on the run at `ranks` ranks.
-fn verify_text(ranks: u16) -> String {
-    format!("builtin.module(ccl-verify-comm-order{{ranks={ranks}}})")
+/// The checker on the run at `ranks` ranks (`sync=false`: the markers alone).
+fn verify_text(ranks: u16, sync: bool) -> String {
+    format!("builtin.module(ccl-verify-comm-order{{ranks={ranks} sync={sync}}})")
 }
 /// Far above what these programs need, so reaching it fails the test.
 const MAX_STATES: usize = 3_000_000;
@@ -48,6 +48,8 @@ struct Case {
     /// The entry's scalar arguments, by name (positions are looked up in
     /// the source: the optimized program is printed with %arg0, ...).
     args: Vec<(&'static str, &'static str)>,
+    /// Whether the checker proves the synchronisation too (`sync`).
+    sync: bool,
 }
 
 impl Case {
@@ -61,6 +63,7 @@ impl Case {
             mutants: Search::Exhaustive,
             search: Search::Exhaustive,
             args: Vec::new(),
+            sync: true,
         }
     }
 
@@ -242,9 +245,9 @@ impl Tally {
 fn prove(session: &Session, case: &Case, tally: &mut Tally) {
     let what = &case.name;
     let pipeline = session
-        .pipeline(&format!("builtin.module(ccl-pipeline{{{} ranks={}}})", case.pipeline, case.ranks))
+        .pipeline(&format!("builtin.module(ccl-pipeline{{{} ranks={} sync={}}})", case.pipeline, case.ranks, case.sync))
         .expect("the pipeline builds");
-    let verify = &session.pipeline(&verify_text(case.ranks)).expect("the checker builds");
+    let verify = &session.pipeline(&verify_text(case.ranks, case.sync)).expect("the checker builds");
     let mut program = session.parse(&case.source, "input.mlir").unwrap_or_else(|e| panic!("{what}: {e:?}"));
     if let Err(e) = session.run(&pipeline, &mut program) {
         panic!("{what}: the minimal placement is rejected:\n{}\n{}", session.render(e.diagnostics()), case.source);
@@ -331,6 +334,11 @@ fn minimal_placement_of_the_protocol_is_proven_and_every_marker_is_needed() {
             p as u16,
         );
         case.mutants = mutants;
+        // More blocks than peers split each peer's rows into lanes whose
+        // bounds depend on a count each block reads for itself: the
+        // synchronisation check cannot tell the lanes apart (a known false
+        // alarm, docs/passes/verify-comm-order.md), so the markers alone.
+        case.sync = b <= p;
         prove(&session, &case, &mut tally);
     }
     tally.print("lowered all_to_all_v, minimal placement");

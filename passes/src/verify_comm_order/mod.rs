@@ -74,14 +74,19 @@ pass_statistics! {
 pub static INFO: PassInfo = PassInfo {
     argument: "ccl-verify-comm-order",
     name: "CclVerifyCommOrder",
-    summary: "Check data-before-signal ordering (markers, waits, post-collective prologues); change nothing",
+    summary: "Check data-before-signal ordering (markers, waits, post-collective prologues) and that the synchronisation orders every conflicting access; change nothing",
     description: "The hardware toolchain never checks \"data before signal\": a missing marker is\n\
         a silent data race, not a build error. This pass is the compile-time safety\n\
         net. It is a checker, not a rewriter: it changes nothing (the output is\n\
         byte-identical to the input), reports **every** violation of the run as a\n\
         located error with a note at the other end of the offending path, then fails\n\
         (exit code 1 under `ccl-opt`). Everything `ccl-insert-comm-fence` produces\n\
-        passes it; `ccl-pipeline` runs it last.",
+        passes its marker rules; `ccl-pipeline` runs it last. With `sync` (the\n\
+        default) it also writes out the entry's run on `ranks` ranks, as `ccl-sim`\n\
+        runs it, and proves that notifies, waits, launches and collectives order\n\
+        every two accesses of one location by different blocks, one a write: the\n\
+        races no marker fixes. A pair it cannot prove ordered is an error at both\n\
+        accesses; a run it cannot write out is an error too (no conclusion).",
     anchor: Anchor::Module,
     dependent_dialects: &[],
     options: VerifyOptions::SPECS,
