@@ -212,7 +212,9 @@ impl<'c, 'a> Interpreter<'c, 'a> {
                     None,
                 )
             }
-            "ccl.remote_load" => (self.elements(op, ctx, &operands[0], operands[1].int(), None)?, Some(Vec::new()), None),
+            "ccl.remote_load" => {
+                (self.elements(op, ctx, &operands[0], operands[1].int(), None)?, Some(Vec::new()), None)
+            }
             "ccl.tensor_write" => {
                 let at = Some((position(&operands[0], &operands[2..]), 1));
                 (Some(Vec::new()), self.elements(op, ctx, &operands[0], me, at)?, Some(0))
@@ -224,7 +226,11 @@ impl<'c, 'a> Interpreter<'c, 'a> {
             }
             "ccl.remote_store" => {
                 let count = lanes(ir::operand(op, 0).r#type());
-                (Some(Vec::new()), self.elements(op, ctx, &operands[1], operands[2].int(), Some((Some(0), count)))?, Some(1))
+                (
+                    Some(Vec::new()),
+                    self.elements(op, ctx, &operands[1], operands[2].int(), Some((Some(0), count)))?,
+                    Some(1),
+                )
             }
             "ccl.put" => {
                 let reads = self.elements(op, ctx, &operands[1], me, None)?;
@@ -252,7 +258,10 @@ impl<'c, 'a> Interpreter<'c, 'a> {
                 root: view.root,
                 rank: rank.filter(|r| (0..self.program.ranks as i64).contains(r)).map(|r| r as u32),
                 // The elements a view of bounded size may cover.
-                indices: view.bound().and_then(|b| b.run(0, b.elements())).map(|run| run.into_iter().map(|i| i as u32).collect()),
+                indices: view
+                    .bound()
+                    .and_then(|b| b.run(0, b.elements()))
+                    .map(|run| run.into_iter().map(|i| i as u32).collect()),
             }),
             _ => None,
         };
@@ -368,7 +377,8 @@ fn subview(op: OperationRef<'_, '_>, operands: &[Val]) -> Val {
 /// (`maxsi`/`minsi` with a bound) gives a range, casts and adding or
 /// multiplying by known amounts keep one. `None`: not such an op.
 fn range_arith(name: &str, operands: &[Val], width: u32) -> Option<Val> {
-    let (min, max) = if width >= 64 { (i64::MIN, i64::MAX) } else { (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1) };
+    let (min, max) =
+        if width >= 64 { (i64::MIN, i64::MAX) } else { (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1) };
     let bounds = |v: &Val| v.bounds().unwrap_or((i64::MIN, i64::MAX));
     let fits = |lo: i64, hi: i64| if lo >= min && hi <= max { Val::between(lo, hi) } else { Val::Unknown };
     let finite = |(lo, hi): (i64, i64)| lo != i64::MIN && hi != i64::MAX;

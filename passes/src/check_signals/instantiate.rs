@@ -28,6 +28,13 @@ pub struct Limits {
     pub max_steps: u64,
 }
 
+impl Limits {
+    /// At most `max_items` items, and 64 interpreted ops per item.
+    pub fn for_items(max_items: usize) -> Limits {
+        Limits { max_items, max_steps: (max_items as u64).saturating_mul(64) }
+    }
+}
+
 /// Why the instantiation stopped without a program.
 #[derive(Clone, Debug)]
 pub enum Stop<'c, 'a> {

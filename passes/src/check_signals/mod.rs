@@ -115,13 +115,13 @@ pub fn analyse<'c, 'a>(
     program: OperationRef<'c, 'a>,
     options: &CheckSignalsOptions,
 ) -> Result<Checked<'c, 'a>, Stop<'c, 'a>> {
-    let limits =
-        Limits { max_items: options.max_items as usize, max_steps: (options.max_items as u64).saturating_mul(64) };
-    let instantiation = instantiate::instantiate(program, options.ranks as u32, limits)?;
+    let instantiation =
+        instantiate::instantiate(program, options.ranks as u32, Limits::for_items(options.max_items as usize))?;
     let run = &instantiation.program;
     let too_large =
         |what: &str| Stop::NoConclusion { at: Some(program), reason: format!("the run has too many {what}") };
-    let order = order::Order::build(run, MAX_CLOCK_CELLS, order::Edges::Suspected).ok_or_else(|| too_large("threads and items"))?;
+    let order = order::Order::build(run, MAX_CLOCK_CELLS, order::Edges::Suspected)
+        .ok_or_else(|| too_large("threads and items"))?;
     if run.threads.len() > MAX_MACHINE_THREADS {
         return Err(too_large("threads"));
     }

@@ -29,13 +29,13 @@ pub mod oracle;
 pub mod sync;
 mod walk;
 
+use crate::check_signals::program::{At, ItemKind};
 use crate::comm_order::{
     buffers::{Buffers, Markers, PlainReader},
     memory::Aliases,
     model::{self, Bodies, Module, OpKey},
     scan::ScanRules,
 };
-use crate::check_signals::program::{At, ItemKind};
 use crate::ir::Exclusive;
 use crate::{
     framework::{Anchor, CclPass, Counters, OptionValues, PassContext, PassFailed, PassInfo, Report},

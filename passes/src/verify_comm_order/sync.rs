@@ -82,8 +82,7 @@ pub fn check<'c, 'a>(
     ranks: u32,
     bounds: Bounds,
 ) -> Result<Checked<'c, 'a>, Stop<'c, 'a>> {
-    let limits = Limits { max_items: bounds.max_items, max_steps: (bounds.max_items as u64).saturating_mul(64) };
-    let instantiation = instantiate::instantiate(program, ranks, limits)?;
+    let instantiation = instantiate::instantiate(program, ranks, Limits::for_items(bounds.max_items))?;
     let run = &instantiation.program;
     let no_conclusion = |reason: &str| Stop::NoConclusion { at: Some(program), reason: reason.to_string() };
     let order = Order::build(run, bounds.max_clock_cells, Edges::Proven)
@@ -111,11 +110,9 @@ fn accesses(run: &Program) -> Vec<Access> {
     };
     let mut out = Vec::new();
     run.for_each_item(|at, item| match &item.kind {
-        ItemKind::Access { reads, writes, within } => out.push(Access {
-            at,
-            reads: footprint(reads, &within[0]),
-            writes: footprint(writes, &within[1]),
-        }),
+        ItemKind::Access { reads, writes, within } => {
+            out.push(Access { at, reads: footprint(reads, &within[0]), writes: footprint(writes, &within[1]) })
+        }
         ItemKind::Collective { roots } if !roots.is_empty() => out.push(Access {
             at,
             reads: Footprint::Buffers(roots.clone(), None),
@@ -186,8 +183,8 @@ fn unordered_pairs(run: &Program, order: &Order, max_pairs: u64) -> Option<Vec<U
     }
     // Anything against every access.
     for &(w, write) in &anywhere {
-        for other in 0..accesses.len() {
-            for (footprint, other_writes) in [(&accesses[other].reads, false), (&accesses[other].writes, true)] {
+        for (other, access) in accesses.iter().enumerate() {
+            for (footprint, other_writes) in [(&access.reads, false), (&access.writes, true)] {
                 if !matches!(footprint, Footprint::Elements(locs) if locs.is_empty()) {
                     pairs.compare((w, write), (other, other_writes), None)?;
                 }
