@@ -304,11 +304,17 @@ fn hold(
     what: &str,
     tally: &mut Tally,
 ) -> Option<bool> {
+    let accepted = checker_accepts(session, pipelines.checker(ranks), text);
+    // A scan for (a) alone (CCLIR_MARKERS_ACCEPTED_ONLY=1) asks the
+    // reference only about what the checker accepts; its other counts are
+    // then of those variants only.
+    if !accepted && std::env::var_os("CCLIR_MARKERS_ACCEPTED_ONLY").is_some() {
+        return None;
+    }
     let Some(racy) = reference_races(session, text, ranks) else {
         tally.unfinished += 1;
         return None;
     };
-    let accepted = checker_accepts(session, pipelines.checker(ranks), text);
     tally.held += 1;
     tally.racy += racy as usize;
     tally.accepted += accepted as usize;

@@ -19,6 +19,11 @@ use cclir_dialect::names::FunctionKind;
 use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionRef, ValueLike};
 use rustc_hash::FxHashMap;
 
+/// Stack left below which a nesting level starts on a new segment, and the
+/// size of each segment.
+const STACK_RED_ZONE: usize = 256 << 10;
+const STACK_SEGMENT: usize = 8 << 20;
+
 /// Bounds on the work of one instantiation.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -255,6 +260,19 @@ impl<'c, 'a> Interpreter<'c, 'a> {
     /// Runs `region` from its entry block, `args` bound to that block's
     /// arguments, following `cf` branches between its blocks.
     pub(super) fn run_region(
+        &mut self,
+        region: RegionRef<'c, 'a>,
+        args: &[Val],
+        ctx: &Ctx,
+        env: &mut Env,
+    ) -> Flow<'c, 'a, Exit> {
+        // Every nesting level and call comes through here: the stack grows
+        // in segments when little is left (ccl-opt runs passes on a large
+        // stack; a library caller's thread may have 2 MiB).
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.run_region_on_stack(region, args, ctx, env))
+    }
+
+    fn run_region_on_stack(
         &mut self,
         region: RegionRef<'c, 'a>,
         args: &[Val],
