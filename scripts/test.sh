@@ -22,13 +22,16 @@ cargo test --workspace "$@"
 # protocol at P = 2, B = 4), and every search held to the reference
 # semantics (sim_reference: 300 litmus programs, every lit Sim run, exchange
 # programs, the protocol at P = 2, B = 1), and the markers held to it
-# (markers_reference: 40 litmus programs, six variants each).
+# (markers_reference: 40 litmus programs, six variants each), and the sink
+# pass's contract on 1,000 generated programs (sink_properties; 200 in the
+# debug build, where they took four minutes).
 # The lit suite runs again on the release binaries: how the tools end on
 # hostile input (limits, crashes, corrupted bytecode) must not depend on
 # the build profile. (cargo builds only the tested package's binaries, and
 # lit needs every tool: ccl-gen is the cclir-gen package's.)
 cargo build --release -p cclir-gen
-cargo test --release --test sim_protocol --test sim_minimal --test sim_por --test sim_reference --test markers_reference --test lit "$@"
+cargo test --release --test sim_protocol --test sim_minimal --test sim_por --test sim_reference --test markers_reference \
+    --test sink_properties --test lit "$@"
 # The Python package (python/): built into a virtualenv under target/ with
 # maturin (a debug build that reuses the artifacts above; system Python is
 # never touched) and tested with pytest, Ray included (the sharded search

@@ -12,8 +12,9 @@
 //!    passes it always ran, byte for byte (or both reject the program with
 //!    the same errors: the checker finds a race the rules miss).
 //!
-//! `CCLIR_SINK_CASES` programs (default 1000, small ones of every shape and
-//! some of a thousand ops or so); `CCLIR_SINK_SEED` moves the window. A
+//! `CCLIR_SINK_CASES` programs (default 1000 optimized, 200 in a debug
+//! build: small ones of every shape and some of a thousand ops or so; the
+//! test command runs it optimized too); `CCLIR_SINK_SEED` moves the window. A
 //! longer run: `CCLIR_SINK_CASES=100000 cargo test --release --test
 //! sink_properties -- --nocapture`.
 
@@ -78,7 +79,7 @@ fn attempt(session: &Session, pipeline: &cclir::BuiltPipeline<'_>, text: &str) -
 
 #[test]
 fn the_sink_pass_keeps_its_contract_on_generated_programs() {
-    let cases = env_u64("CCLIR_SINK_CASES", 1000);
+    let cases = env_u64("CCLIR_SINK_CASES", if cfg!(debug_assertions) { 200 } else { 1000 });
     let base = env_u64("CCLIR_SINK_SEED", 0);
     let session = Session::with_config(cclir::SessionConfig { threading: false, ..Default::default() });
     let minimal = session.pipeline(MINIMAL).expect("minimal pipeline");
