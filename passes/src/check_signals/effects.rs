@@ -198,86 +198,69 @@ impl<'c, 'a> Interpreter<'c, 'a> {
             let indices: Option<Vec<i64>> = indices.iter().map(Val::int).collect();
             layout.position(&indices?)
         };
-        let (reads, writes, written) = match name {
-            "ccl.read" => (
-                self.elements(op, ctx, &operands[0], me, Some((position(&operands[0], &operands[1..]), 1)))?,
-                Some(Vec::new()),
-                None,
-            ),
+        let (read, write) = match name {
+            "ccl.read" => (side(&operands[0], me, Some((position(&operands[0], &operands[1..]), 1))), None),
             "ccl.tile_load" => {
                 let count = lanes(ir::result(op, 0).r#type());
-                (
-                    self.elements(op, ctx, &operands[0], me, Some((position(&operands[0], &operands[1..]), count)))?,
-                    Some(Vec::new()),
-                    None,
-                )
+                (side(&operands[0], me, Some((position(&operands[0], &operands[1..]), count))), None)
             }
-            "ccl.remote_load" => {
-                (self.elements(op, ctx, &operands[0], operands[1].int(), None)?, Some(Vec::new()), None)
-            }
-            "ccl.tensor_write" => {
-                let at = Some((position(&operands[0], &operands[2..]), 1));
-                (Some(Vec::new()), self.elements(op, ctx, &operands[0], me, at)?, Some(0))
-            }
+            "ccl.remote_load" => (side(&operands[0], operands[1].int(), None), None),
+            "ccl.tensor_write" => (None, side(&operands[0], me, Some((position(&operands[0], &operands[2..]), 1)))),
             "ccl.tile_store" => {
                 let count = lanes(ir::operand(op, 0).r#type());
-                let at = Some((position(&operands[1], &operands[2..]), count));
-                (Some(Vec::new()), self.elements(op, ctx, &operands[1], me, at)?, Some(1))
+                (None, side(&operands[1], me, Some((position(&operands[1], &operands[2..]), count))))
             }
             "ccl.remote_store" => {
                 let count = lanes(ir::operand(op, 0).r#type());
-                (
-                    Some(Vec::new()),
-                    self.elements(op, ctx, &operands[1], operands[2].int(), Some((Some(0), count)))?,
-                    Some(1),
-                )
+                (None, side(&operands[1], operands[2].int(), Some((Some(0), count))))
             }
-            "ccl.put" => {
-                let reads = self.elements(op, ctx, &operands[1], me, None)?;
-                (reads, self.elements(op, ctx, &operands[0], operands[2].int(), None)?, Some(0))
-            }
-            "ccl.get" => {
-                let reads = self.elements(op, ctx, &operands[1], operands[2].int(), None)?;
-                (reads, self.elements(op, ctx, &operands[0], me, None)?, Some(0))
-            }
+            "ccl.put" => (side(&operands[1], me, None), side(&operands[0], operands[2].int(), None)),
+            "ccl.get" => (side(&operands[1], operands[2].int(), None), side(&operands[0], me, None)),
             _ => return unfollowed(op, format!("the analysis does not model '{name}'")),
         };
-        if let Some(Val::View(view)) = written.map(|i| &operands[i]) {
+        let mut touched = |side: &Option<Side<'_>>| match side {
+            Some(Side { view, rank, run }) => self.elements(op, ctx, view, *rank, *run),
+            None => Ok(Some(Vec::new())),
+        };
+        let (reads, writes) = (touched(&read)?, touched(&write)?);
+        if let Some(Side { view: Val::View(view), .. }) = &write {
             self.program.data_written[view.root as usize] = true;
         }
-        // Where an unknown set of elements stays: the view's buffer, on
-        // the rank the op names.
-        let peer = match name {
-            "ccl.remote_load" | "ccl.remote_store" | "ccl.put" | "ccl.get" => {
-                operands.get(if name == "ccl.remote_load" { 1 } else { 2 }).and_then(Val::int)
-            }
-            _ => me,
-        };
-        let within = |view: Option<&Val>, rank: Option<i64>| match view {
-            Some(Val::View(view)) => Some(Within {
-                root: view.root,
-                rank: rank.filter(|r| (0..self.program.ranks as i64).contains(r)).map(|r| r as u32),
-                // The elements a view of bounded size may cover.
-                indices: view
-                    .bound()
-                    .and_then(|b| b.run(0, b.elements()))
-                    .map(|run| run.into_iter().map(|i| i as u32).collect()),
-            }),
-            _ => None,
-        };
-        let (read_view, read_rank, write_view, write_rank) = match name {
-            "ccl.read" | "ccl.tile_load" => (operands.first(), me, None, me),
-            "ccl.remote_load" => (operands.first(), peer, None, me),
-            "ccl.tensor_write" => (None, me, operands.first(), me),
-            "ccl.tile_store" => (None, me, operands.get(1), me),
-            "ccl.remote_store" => (None, me, operands.get(1), peer),
-            "ccl.put" => (operands.get(1), me, operands.first(), peer),
-            _ => (operands.get(1), peer, operands.first(), me),
-        };
-        let within = [within(read_view, read_rank), within(write_view, write_rank)];
+        let ranks = self.program.ranks;
+        let within = [read, write].map(|side| side.and_then(|side| side.within(ranks)));
         self.push(ctx, op, ItemKind::Access { reads, writes, within })?;
         let results = ir::result_count(op);
         Ok(vec![Val::Unknown; results])
+    }
+}
+
+/// One side of an access: the view, the rank of the copy it touches, and
+/// the run of elements from a row-major position (`None`: the whole view).
+struct Side<'v> {
+    view: &'v Val,
+    rank: Option<i64>,
+    run: Option<(Option<i64>, i64)>,
+}
+
+/// The side of `view` on `rank`, `run` of its elements.
+fn side(view: &Val, rank: Option<i64>, run: Option<(Option<i64>, i64)>) -> Option<Side<'_>> {
+    Some(Side { view, rank, run })
+}
+
+impl Side<'_> {
+    /// Where the side stays when its elements are not known: the view's
+    /// buffer, on its rank, and the elements a view of bounded size may
+    /// cover.
+    fn within(&self, ranks: u32) -> Option<Within> {
+        let Val::View(view) = self.view else { return None };
+        Some(Within {
+            root: view.root,
+            rank: self.rank.filter(|r| (0..ranks as i64).contains(r)).map(|r| r as u32),
+            indices: view
+                .bound()
+                .and_then(|b| b.run(0, b.elements()))
+                .map(|run| run.into_iter().map(|i| i as u32).collect()),
+        })
     }
 }
 
@@ -335,12 +318,13 @@ fn subview(op: OperationRef<'_, '_>, operands: &[Val]) -> Val {
         |i: usize| -> Vec<Val> { ir::operand_segment(op, i).unwrap_or(0..0).map(|k| operands[k].clone()).collect() };
     let known =
         |attr: &str, i: usize| -> Option<Vec<i64>> { mixed(op, attr, &segment(i)).iter().map(Val::int).collect() };
-    let parts = (known("static_offsets", 1), known("static_sizes", 2), known("static_strides", 3));
-    let layout = match (layout, parts.clone()) {
-        (Some(layout), (Some(offsets), Some(sizes), Some(steps))) => {
-            let result_rank = ir::memref_parts(ir::result(op, 0).r#type()).map_or(sizes.len(), |(s, _, _)| s.len());
+    let (offsets, sizes, steps) = (known("static_offsets", 1), known("static_sizes", 2), known("static_strides", 3));
+    let result_rank =
+        |sizes: &[i64]| ir::memref_parts(ir::result(op, 0).r#type()).map_or(sizes.len(), |(s, _, _)| s.len());
+    let layout = match (layout, &offsets, &sizes, &steps) {
+        (Some(layout), Some(offsets), Some(sizes), Some(steps)) => {
             // A rank-reducing subview drops unit sizes, leftmost first.
-            let mut extra = sizes.len().saturating_sub(result_rank);
+            let mut extra = sizes.len().saturating_sub(result_rank(sizes));
             let mut dropped = Vec::new();
             for (d, size) in sizes.iter().enumerate() {
                 if extra > 0 && *size == 1 {
@@ -348,25 +332,23 @@ fn subview(op: OperationRef<'_, '_>, operands: &[Val]) -> Val {
                     extra -= 1;
                 }
             }
-            values::subview(layout, &offsets, &sizes, &steps, &dropped)
+            values::subview(layout, offsets, sizes, steps, &dropped)
         }
         _ => None,
     };
     if layout.is_some() {
         return Val::View(View::exact(*root, layout));
     }
-    // Sizes not known but bounded (a clamped count): the largest view.
+    // Sizes not known but bounded (a clamped count): the largest view (not
+    // for a rank-reducing one, which would need its unit sizes known).
     let largest = |attr: &str, i: usize| -> Option<Vec<i64>> {
         mixed(op, attr, &segment(i)).iter().map(|v| v.bounds().map(|(_, hi)| hi)).collect()
     };
-    let within = match (source.bound(), parts.0, largest("static_sizes", 2), parts.2) {
-        (Some(bound), Some(offsets), Some(sizes), Some(steps)) if sizes.iter().all(|s| *s >= 0 && *s < i64::MAX) => {
-            let result_rank = ir::memref_parts(ir::result(op, 0).r#type()).map_or(sizes.len(), |(s, _, _)| s.len());
-            if result_rank == sizes.len() {
-                values::subview(bound, &offsets, &sizes, &steps, &[])
-            } else {
-                None
-            }
+    let within = match (source.bound(), &offsets, largest("static_sizes", 2), &steps) {
+        (Some(bound), Some(offsets), Some(sizes), Some(steps))
+            if sizes.iter().all(|s| *s >= 0 && *s < i64::MAX) && result_rank(&sizes) == sizes.len() =>
+        {
+            values::subview(bound, offsets, &sizes, steps, &[])
         }
         _ => None,
     };

@@ -181,20 +181,6 @@ impl Program {
         self.roots[cell.root as usize].width
     }
 
-    /// Whether arm `inner` is `outer` or nested in it: an item of `inner`
-    /// runs only in executions that run `outer`.
-    pub fn arm_within(&self, mut inner: u32, outer: u32) -> bool {
-        loop {
-            if inner == outer {
-                return true;
-            }
-            if inner == 0 {
-                return false;
-            }
-            inner = self.arm_parents[inner as usize];
-        }
-    }
-
     /// Every notify of the program, by the cell it writes.
     pub fn notifies_by_cell(&self) -> FxHashMap<Cell, Vec<At>> {
         let mut by_cell: FxHashMap<Cell, Vec<At>> = FxHashMap::default();

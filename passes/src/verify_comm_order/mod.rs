@@ -400,7 +400,7 @@ impl CclPass for VerifyCommOrder {
             };
             let sync = match self.ranks {
                 Some(ranks) => sync_reports(program, ranks),
-                None => SyncReports { ran: false, unordered: 0, reports: Vec::new() },
+                None => SyncReports::none(),
             };
             let stats = &self.stats;
             stats.runs.add(sync.ran as u64);
@@ -447,6 +447,13 @@ struct SyncReports<'c> {
     reports: Vec<Report<'c>>,
 }
 
+impl SyncReports<'_> {
+    /// No run checked (no entry, or `sync=false`).
+    fn none() -> Self {
+        SyncReports { ran: false, unordered: 0, reports: Vec::new() }
+    }
+}
+
 /// The synchronisation check of `program` on `ranks` ranks, as errors: a
 /// pair the synchronisation may leave unordered, or a run it cannot follow
 /// (no proof). A program without an entry runs nothing: nothing to check.
@@ -454,7 +461,7 @@ fn sync_reports<'c>(program: OperationRef<'c, '_>, ranks: u32) -> SyncReports<'c
     use crate::check_signals::instantiate::Stop;
     let checked = match sync::check(program, ranks, sync::Bounds::default()) {
         Ok(checked) => checked,
-        Err(Stop::NoEntry) => return SyncReports { ran: false, unordered: 0, reports: Vec::new() },
+        Err(Stop::NoEntry) => return SyncReports::none(),
         Err(Stop::NoConclusion { at, reason }) => {
             let message = format!(
                 "{SYNC_NO_PROOF} the program's accesses on {ranks} ranks: {reason} (sync=false checks the markers \
@@ -467,18 +474,9 @@ fn sync_reports<'c>(program: OperationRef<'c, '_>, ranks: u32) -> SyncReports<'c
     let run = &checked.instantiation.program;
     let op = |at: At| checked.instantiation.ops[run.item(at).site as usize];
     let what = |at: At| {
-        let item = run.item(at);
-        let name = match item.kind {
-            ItemKind::Collective { .. } => "the collective",
-            _ => "",
-        };
-        let op_name = crate::ir::op_name(op(at));
+        let collective = if matches!(run.item(at).kind, ItemKind::Collective { .. }) { "the collective " } else { "" };
         let thread = run.threads[at.thread as usize].describe();
-        if name.is_empty() {
-            format!("'{op_name}' ({thread})")
-        } else {
-            format!("{name} '{op_name}' ({thread})")
-        }
+        format!("{collective}'{}' ({thread})", crate::ir::op_name(op(at)))
     };
     let reports = checked
         .unordered
