@@ -380,7 +380,15 @@ pub fn may_overlap_instances(a: &Access, ca: &[OpKey], b: &Access, cb: &[OpKey],
 pub fn covers(cover: &Access, inner: &Access, crossed: &[OpKey], size_of_base: Option<i128>) -> bool {
     let same_rank = difference(&inner.rank, inner, crossed, &cover.rank, cover, &[])
         .is_some_and(|d| d.shift.is_none() && d.constant == 0);
-    if !same_rank || cover.base != inner.base || matches!(cover.base, Base::Opaque | Base::Leftover) {
+    same_rank && covers_elements(cover, inner, crossed, size_of_base)
+}
+
+/// Whether region invalidate `cover` drops every line of `inner`'s
+/// elements from this block's cache, whichever rank's copy they are of:
+/// SEMANTICS.md's `cacheinvalid(W)` drops the lines of W's elements (the
+/// reference keys a line by buffer and element, and drops every rank's).
+pub fn covers_elements(cover: &Access, inner: &Access, crossed: &[OpKey], size_of_base: Option<i128>) -> bool {
+    if cover.base != inner.base || matches!(cover.base, Base::Opaque | Base::Leftover) {
         return false;
     }
     let Some(lo) = cover.lo.as_ref().and_then(Affine::as_constant) else {
@@ -530,6 +538,21 @@ impl<'n> Reader<'n> {
             _ => return None,
         };
         Some(Access { origins: origins.0, ..access })
+    }
+
+    /// The elements a ccl op reads from GM through this block's cache, as
+    /// this block's access: a `read`, `tile_load` or `remote_load`'s
+    /// source, the peer's `src` a `get` copies from, this rank's `src` a
+    /// `put` copies from (SEMANTICS.md, "Values": both copies read through
+    /// the cache). `None` for an op that reads no memory this way.
+    pub fn read_access(&self, op: OperationRef<'_, '_>) -> Option<Access> {
+        use cclir_dialect::ods::CclOp as C;
+        let kind = self.names.kind(cclir_dialect::names::Name::of(op))?;
+        match cclir_dialect::ods::CclOp::view(kind, op)? {
+            C::TileLoad(_) | C::Read(_) | C::RemoteLoad(_) => self.access(op),
+            C::Get(_) | C::Put(_) => self.source_access(op),
+            _ => None,
+        }
     }
 
     /// What a call (`func.call`, `ccl.submit`) may write: any element of

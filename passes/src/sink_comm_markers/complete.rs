@@ -92,6 +92,29 @@ pub fn fences(func: OperationRef<'_, '_>, names: &Interned, given: Given<'_>) ->
     added
 }
 
+/// An invalidate right before each GM read of `func` that may read back a
+/// remote write of the block (or what a call wrote) through a line its
+/// cache still holds (`inflight::Report::read_backs`: the rules' placement
+/// has no marker for it): of what the read reads when that covers every
+/// such write, else whole-GM; how many.
+pub fn read_backs(func: OperationRef<'_, '_>, names: &Interned, given: Given<'_>) -> u64 {
+    let (function, ops) = model::lower_alone(func, names, FunctionKind::InCore, &FxHashSet::default());
+    let mut accesses = given.accesses(&ops, names);
+    let report = inflight::check(&function, &mut accesses, Mode::Fences);
+    let mut reads: Vec<u32> = report.read_backs.iter().map(|r| r.read).collect();
+    reads.sort_unstable();
+    reads.dedup();
+    let mut added = 0;
+    for order in reads {
+        let Some(op) = ops.get(order) else { continue };
+        let covered = report.read_back_covered.get(&order).copied().unwrap_or(false);
+        let target = if covered { read_source(names, op) } else { None };
+        ir::insert_before(op, ir::create_cache_invalid(op.location(), target));
+        added += 1;
+    }
+    added
+}
+
 /// A fence before each `func.return` of kernel `func` that another kernel
 /// calls, where a write of the kernel may still be in flight
 /// (`inflight::leaves_in_flight`): the callers count on calls of it
@@ -146,6 +169,20 @@ pub(super) fn store_destination<'c, 'a>(names: &Interned, op: OperationRef<'c, '
         CclOp::TileStore(store) => Some(store.dst()),
         CclOp::TensorWrite(write) => Some(write.dst()),
         CclOp::Get(get) if names.is(Name::of(op), OpKind::Get) => Some(get.dst()),
+        _ => None,
+    }
+}
+
+/// The memref a GM read reads through the cache (`read`, `tile_load`,
+/// `remote_load`: its source; `put`, `get`: their `src`).
+fn read_source<'c, 'a>(names: &Interned, op: OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
+    let kind = names.kind(Name::of(op))?;
+    match CclOp::view(kind, op)? {
+        CclOp::Read(read) => Some(read.src()),
+        CclOp::TileLoad(load) => Some(load.src()),
+        CclOp::RemoteLoad(load) => Some(load.src()),
+        CclOp::Put(put) => Some(put.src()),
+        CclOp::Get(get) => Some(get.src()),
         _ => None,
     }
 }

@@ -27,7 +27,7 @@
 //! which loops: a fence is never carried past such a write.
 
 use super::walk::{join_into, Facts, Iteration, Walk};
-use crate::comm_order::memory::{covers, may_overlap_instances, Access, Aliases};
+use crate::comm_order::memory::{covers, covers_elements, may_overlap_instances, Access, Aliases};
 use crate::comm_order::model::{EventKind, Function, Node, OpKey, Region, WindowId};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
@@ -83,6 +83,12 @@ const ANY_STORE: u32 = u32::MAX;
 struct State {
     dirty: BTreeSet<(Dirty, Crossed)>,
     flight: BTreeSet<(Flight, Crossed)>,
+    /// The remote writes (and calls, which may make them) that no
+    /// invalidate covering their locations has followed: a GM read of
+    /// this block that may overlap one may read it back through a line
+    /// its cache still holds (the rule for reading back one's own remote
+    /// writes). Fences do not matter here: landed or not, the line stays.
+    unread: BTreeSet<(Flight, Crossed)>,
     /// No path reaches here.
     dead: bool,
 }
@@ -97,13 +103,14 @@ impl Facts for State {
     }
 
     fn is_empty(&self) -> bool {
-        self.dirty.is_empty() && self.flight.is_empty()
+        self.dirty.is_empty() && self.flight.is_empty() && self.unread.is_empty()
     }
 
     fn union_with(&mut self, other: &State) {
         self.dead &= other.dead;
         self.dirty.extend(other.dirty.iter().cloned());
         self.flight.extend(other.flight.iter().cloned());
+        self.unread.extend(other.unread.iter().cloned());
     }
 }
 
@@ -112,6 +119,7 @@ impl State {
         State {
             dirty: self.dirty.difference(&other.dirty).cloned().collect(),
             flight: self.flight.difference(&other.flight).cloned().collect(),
+            unread: self.unread.difference(&other.unread).cloned().collect(),
             dead: false,
         }
     }
@@ -151,6 +159,7 @@ impl State {
         State {
             dirty: self.dirty.iter().map(|(d, c)| (*d, cross(c, *d))).collect(),
             flight: self.flight.iter().map(|(f, c)| (*f, cross(c, of_flight(f)))).collect(),
+            unread: self.unread.iter().map(|(f, c)| (*f, cross(c, of_flight(f)))).collect(),
             dead: self.dead,
         }
     }
@@ -177,6 +186,10 @@ pub trait Accesses {
     /// flight: anything in the memory its memref operands reach, on any
     /// rank (`None`: anything at all).
     fn call_writes(&mut self, order: u32) -> Option<Vec<Access>>;
+    /// What the event numbered `order` reads from GM through the block's
+    /// cache (a read's source, a `put`'s or `get`'s `src`); `None` for
+    /// nothing.
+    fn reads(&mut self, order: u32) -> Option<Access>;
     /// Whether call-like event `order`, of `callee` (a function of the
     /// module), may return with writes in flight ([`leaves_in_flight`]).
     fn loud(&self, order: u32, callee: Option<usize>) -> bool;
@@ -215,6 +228,25 @@ pub struct Report {
     /// back edge) is here for every construct around it that it is not
     /// known not to have crossed.
     pub wrapped: FxHashSet<(OpKey, Option<u32>, u32)>,
+    /// GM reads (or calls) that may read back a remote write of this block
+    /// (or what a call wrote) with no invalidate covering it between them,
+    /// sorted, each once.
+    pub read_backs: Vec<ReadBack>,
+    /// Per read of `read_backs` (by order): whether a region invalidate of
+    /// what it reads covers every such write (else a whole-GM one must).
+    pub read_back_covered: FxHashMap<u32, bool>,
+}
+
+/// A GM read that may read back, through a line the block's cache still
+/// holds, what an earlier write of the block (`write`: a remote write or a
+/// call) wrote: once the write lands, the line hides it, and the read
+/// returns the older value (SEMANTICS.md: a stale read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ReadBack {
+    pub write: Flight,
+    /// The reading op's order (a read, a `put` or `get` reading its
+    /// source, a call whose callee may read).
+    pub read: u32,
 }
 
 /// Runs the analysis on InCore function `function`.
@@ -234,12 +266,14 @@ pub fn check(function: &Function, accesses: &mut dyn Accesses, mode: Mode) -> Re
         sites: FxHashMap::default(),
         written: FxHashMap::default(),
         conflicts: BTreeSet::new(),
+        read_backs: BTreeSet::new(),
         report: Report::default(),
         windows: FxHashMap::default(),
     };
     walker.region(body, entry, true);
     let mut report = std::mem::take(&mut walker.report);
     report.conflicts = std::mem::take(&mut walker.conflicts).into_iter().collect();
+    report.read_backs = std::mem::take(&mut walker.read_backs).into_iter().collect();
     report
 }
 
@@ -287,6 +321,7 @@ struct Walker<'f, 'a> {
     /// Each write's accesses, read once.
     written: FxHashMap<Flight, Vec<Access>>,
     conflicts: BTreeSet<Conflict>,
+    read_backs: BTreeSet<ReadBack>,
     report: Report,
     /// The window (destination value) of each store walked, by order.
     windows: FxHashMap<u32, Option<WindowId>>,
@@ -526,6 +561,12 @@ impl Walker<'_, '_> {
             state.dirty.clear();
             state.dirty.insert((Some(ANY_STORE), Crossed::new()));
         }
+        if state.unread.len() > MAX_FACTS {
+            // Folded into one write of anything: only a whole-GM
+            // invalidate ends it.
+            state.unread.clear();
+            state.unread.insert((Flight::Many(order), Crossed::new()));
+        }
         if state.flight.len() > MAX_FACTS {
             let many = Flight::Many(order);
             self.conflicts.insert(Conflict { first: many, second: many });
@@ -542,6 +583,7 @@ impl Walker<'_, '_> {
     }
 
     fn transfer(&mut self, order: u32, kind: &EventKind, state: &mut State, gens: bool) {
+        self.read_back(order, kind, state);
         match kind {
             EventKind::Store { window } => {
                 if gens {
@@ -553,6 +595,7 @@ impl Walker<'_, '_> {
                 let write = (Flight::Remote(order), Crossed::new());
                 self.issue(order, state, vec![write.clone()], false);
                 if gens {
+                    state.unread.insert(write.clone());
                     state.flight.insert(write);
                 }
             }
@@ -562,6 +605,7 @@ impl Walker<'_, '_> {
                 // dirty, in memory its operands reach.
                 if gens {
                     state.dirty.insert((Some(order), Crossed::new()));
+                    state.unread.insert((Flight::Call(order), Crossed::new()));
                 }
             }
             EventKind::Call { .. } => {
@@ -585,6 +629,7 @@ impl Walker<'_, '_> {
                 let own = issued.pop().expect("the call's own");
                 state.flight.extend(issued);
                 if gens {
+                    state.unread.insert(own.clone());
                     state.flight.insert(own);
                     state.dirty.insert((Some(order), Crossed::new()));
                 }
@@ -616,6 +661,22 @@ impl Walker<'_, '_> {
                     state.dirty.remove(&fact);
                 }
                 state.flight.extend(written);
+                // It drops the lines of what it covers, whatever rank's
+                // copy they are of: a later read fetches what landed.
+                match target {
+                    None => state.unread.clear(),
+                    Some(_) => {
+                        let dropped: Vec<(Flight, Crossed)> = state
+                            .unread
+                            .iter()
+                            .filter(|(write, crossed)| self.drops(order, *write, crossed))
+                            .cloned()
+                            .collect();
+                        for fact in dropped {
+                            state.unread.remove(&fact);
+                        }
+                    }
+                }
             }
             EventKind::Fence => {
                 if self.mode == Mode::Fences {
@@ -624,6 +685,57 @@ impl Walker<'_, '_> {
             }
             EventKind::Notify | EventKind::Wait | EventKind::GmRead | EventKind::Collective | EventKind::Return => {}
         }
+    }
+
+    /// Records a read-back when event `order` reads GM (a read, the source
+    /// of a `put` or `get`, a call's callee) where a remote write of this
+    /// block it may overlap has not been followed by an invalidate
+    /// covering it. Checked before the event's own write is issued: a
+    /// `put` reads its source first.
+    fn read_back(&mut self, order: u32, kind: &EventKind, state: &State) {
+        if state.unread.is_empty() {
+            return;
+        }
+        let reads: Vec<Access> = match kind {
+            EventKind::GmRead | EventKind::Store { .. } | EventKind::RemoteStore => {
+                self.accesses.reads(order).into_iter().collect()
+            }
+            // The callee may read anything its operands reach.
+            EventKind::Call { .. } => self.accesses.call_writes(order).unwrap_or_else(|| vec![Access::anything()]),
+            _ => return,
+        };
+        for (write, crossed) in &state.unread {
+            if self.read_backs.contains(&ReadBack { write: *write, read: order }) {
+                continue;
+            }
+            if !self.written.contains_key(write) {
+                let accesses = access_of(*write, &mut *self.accesses);
+                self.written.insert(*write, accesses);
+            }
+            let written = &self.written[write];
+            let aliases = self.accesses.aliases();
+            let hit = written.iter().any(|w| reads.iter().any(|r| may_overlap_instances(w, crossed, r, &[], aliases)));
+            if !hit {
+                continue;
+            }
+            self.read_backs.insert(ReadBack { write: *write, read: order });
+            let covered = matches!(kind, EventKind::GmRead | EventKind::Store { .. } | EventKind::RemoteStore)
+                && written.iter().all(|w| reads.iter().any(|r| covers_elements(r, w, crossed, None)));
+            let entry = self.report.read_back_covered.entry(order).or_insert(true);
+            *entry &= covered;
+        }
+    }
+
+    /// Whether region invalidate `order` drops every line of what `write`
+    /// (made `crossed` back edges ago) wrote.
+    fn drops(&mut self, order: u32, write: Flight, crossed: &Crossed) -> bool {
+        let Some(target) = self.accesses.access(order) else { return false };
+        if !self.written.contains_key(&write) {
+            let accesses = access_of(write, &mut *self.accesses);
+            self.written.insert(write, accesses);
+        }
+        let size = self.accesses.base_size(order);
+        self.written[&write].iter().all(|w| covers_elements(&target, w, crossed, size))
     }
 
     /// Whether region invalidate `order` (of `window`) may write back the
@@ -692,6 +804,15 @@ impl Conflict {
     }
 }
 
+impl ReadBack {
+    /// The read-back by the ops of the kernel's events (`op` maps an
+    /// order): (the write, the read).
+    pub fn by_ops(&self, op: &dyn Fn(u32) -> OpKey) -> (Write, OpKey) {
+        let write = Conflict { first: self.write, second: self.write }.by_ops(op).first;
+        (write, op(self.read))
+    }
+}
+
 /// [`Accesses`] read from the IR of the kernel the events are of, each
 /// once.
 pub struct IrAccesses<'o, 'n, 'c, 'a> {
@@ -746,6 +867,10 @@ impl Accesses for IrAccesses<'_, '_, '_, '_> {
 
     fn call_writes(&mut self, order: u32) -> Option<Vec<Access>> {
         self.reader.call_writes(self.ops.get(order)?)
+    }
+
+    fn reads(&mut self, order: u32) -> Option<Access> {
+        self.reader.read_access(self.ops.get(order)?)
     }
 
     fn loud(&self, order: u32, callee: Option<usize>) -> bool {

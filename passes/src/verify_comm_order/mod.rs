@@ -116,6 +116,10 @@ pub struct Findings {
     /// Beyond the rules (docs/semantics.md, the Soundness paragraph):
     /// per InCore function, two writes that may be in flight together.
     pub inflight: Vec<(usize, inflight::Violation)>,
+    /// Beyond the rules: per InCore function, a write of the block (the
+    /// remote write, or the call) and a later GM read that may read it
+    /// back through a line the block's cache still holds.
+    pub read_backs: Vec<(usize, (inflight::Write, OpKey))>,
     /// Plain-buffer stores another block reads (they publish as a
     /// window's), each with one such read.
     pub plain_readers: FxHashMap<OpKey, PlainReader>,
@@ -132,6 +136,7 @@ impl Findings {
         self.kernel_violations.len()
             + self.launch_violations.len()
             + self.inflight.len()
+            + self.read_backs.len()
             + self.sound_launches.len()
             + self.stale_launches.len()
     }
@@ -177,19 +182,22 @@ pub fn analyse_in_parallel(
         // first (a marker it lacks there is what any fix starts with);
         // the writes in flight are checked once it keeps it.
         if !report.violations.is_empty() {
-            return (report, Vec::new());
+            return (report, Vec::new(), Vec::new());
         }
         let mut accesses = inflight::IrAccesses::new(&ops, names, aliases[task].clone(), &loud);
-        let conflicts = inflight::check(&function, &mut accesses, inflight::Mode::Fences);
+        let found = inflight::check(&function, &mut accesses, inflight::Mode::Fences);
         let op = |order: u32| ops.get(order).map(OpKey::of).expect("a conflict names events of the kernel");
-        let conflicts: Vec<inflight::Violation> = conflicts.conflicts.iter().map(|c| c.by_ops(&op)).collect();
-        (report, conflicts)
+        let conflicts: Vec<inflight::Violation> = found.conflicts.iter().map(|c| c.by_ops(&op)).collect();
+        let read_backs: Vec<(inflight::Write, OpKey)> = found.read_backs.iter().map(|r| r.by_ops(&op)).collect();
+        (report, conflicts, read_backs)
     });
     let mut reports: Vec<Option<KernelReport>> = vec![None; module.functions.len()];
     let mut inflight = Vec::new();
-    for (index, (report, conflicts)) in kernels.into_iter().zip(checked) {
+    let mut read_backs = Vec::new();
+    for (index, (report, conflicts, backs)) in kernels.into_iter().zip(checked) {
         reports[index] = Some(report);
         inflight.extend(conflicts.into_iter().map(|c| (index, c)));
+        read_backs.extend(backs.into_iter().map(|r| (index, r)));
     }
     let mut findings = combine(module, &reports);
     // A plain write only later launches read needs its write-back started
@@ -203,6 +211,7 @@ pub fn analyse_in_parallel(
         _ => true,
     });
     findings.inflight = inflight;
+    findings.read_backs = read_backs;
     findings.plain_readers = plain_readers;
     beyond_phase_b(module, names, &buffers, &reports, &mut findings);
     findings
@@ -539,6 +548,7 @@ pub fn beyond_the_rules(message: &str) -> bool {
         || message.contains("writes of this block may be in flight")
         || message.contains("the rules' Phase B does not count")
         || message.contains("after another launch on this rank")
+        || message.starts_with(READ_BACK)
         || message.starts_with(SYNC_RACE)
         || message.starts_with(SYNC_NO_PROOF)
 }
@@ -546,6 +556,9 @@ pub fn beyond_the_rules(message: &str) -> bool {
 /// How the synchronisation check's errors begin: a pair it may leave
 /// unordered, and a run it cannot follow.
 pub const SYNC_RACE: &str = "data race: ";
+/// How the errors of the rule for reading back one's own remote writes
+/// begin.
+pub const READ_BACK: &str = "this block reads back";
 pub const SYNC_NO_PROOF: &str = "cannot prove that the synchronisation orders";
 
 /// The message of a kernel violation whose source is a plain-buffer store
@@ -604,6 +617,7 @@ pub fn reports<'c>(
     let kernel_violations = &findings.kernel_violations[..take(findings.kernel_violations.len())];
     let launch_violations = &findings.launch_violations[..take(findings.launch_violations.len())];
     let inflight = &findings.inflight[..take(findings.inflight.len())];
+    let read_backs = &findings.read_backs[..take(findings.read_backs.len())];
     let sound_launches = &findings.sound_launches[..take(findings.sound_launches.len())];
     let stale_launches = &findings.stale_launches[..take(findings.stale_launches.len())];
     let mut keys: Vec<OpKey> = kernel_violations
@@ -616,6 +630,9 @@ pub fn reports<'c>(
     for (_, v) in inflight {
         keys.extend([v.first.op, v.second.op]);
         keys.extend(v.first.by.into_iter().chain(v.second.by));
+    }
+    for (_, (write, read)) in read_backs {
+        keys.extend([write.op, *read]);
     }
     let ops = model::find_ops(program, &keys);
     let op = |key: OpKey| *ops.get(&key).expect("a violation's ops are in the program it was found in");
@@ -681,6 +698,32 @@ pub fn reports<'c>(
             report = report.with_note(loc(by), "the ccl.cacheinvalid that starts the later write-back");
         }
         out.push(report);
+    }
+    for (_, (write, read)) in read_backs {
+        let (write, read) = (*write, op(*read));
+        let written = op(write.op);
+        let what = match write.kind {
+            inflight::WriteKind::Call => "what this call may write".to_string(),
+            inflight::WriteKind::Many => "what one of the writes in flight here writes".to_string(),
+            _ => format!("what this {} writes", crate::ir::op_name(written)),
+        };
+        out.push(
+            Report::error(
+                written.location(),
+                format!(
+                    "{READ_BACK} {what} with no ccl.cacheinvalid covering it between them: a line of it the \
+                     block's cache may still hold (from an earlier read or write, or an earlier launch on the block \
+                     slot) hides the write once it lands, so the read may return the older value"
+                ),
+            )
+            .with_note(
+                read.location(),
+                format!(
+                    "the {} that may read it back; a ccl.cacheinvalid of what it reads must come first",
+                    crate::ir::op_name(read)
+                ),
+            ),
+        );
     }
     for v in sound_launches {
         out.push(
