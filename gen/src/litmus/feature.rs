@@ -26,6 +26,7 @@ pub enum Feature {
     SignalCellGmRead,
     TwoWritesInFlight,
     ReadBackInFlight,
+    ReadBackCachedLine,
     PlainWriteReadElsewhere,
     Subview,
     SelectOfViews,
@@ -82,6 +83,7 @@ impl Feature {
         Feature::SignalCellGmRead,
         Feature::TwoWritesInFlight,
         Feature::ReadBackInFlight,
+        Feature::ReadBackCachedLine,
         Feature::PlainWriteReadElsewhere,
         Feature::Subview,
         Feature::SelectOfViews,
@@ -138,6 +140,7 @@ impl Feature {
             Feature::SignalCellGmRead => "signal-cell-gm-read",
             Feature::TwoWritesInFlight => "two-writes-in-flight",
             Feature::ReadBackInFlight => "read-back-in-flight",
+            Feature::ReadBackCachedLine => "read-back-cached-line",
             Feature::PlainWriteReadElsewhere => "plain-write-read-elsewhere",
             Feature::Subview => "subview",
             Feature::SelectOfViews => "select-of-views",
@@ -195,6 +198,9 @@ impl Feature {
             Feature::SignalCellGmRead => "an ordinary ccl.read of a signal cell (cached, not a sync op)",
             Feature::TwoWritesInFlight => "two writes of one element in flight land in either order",
             Feature::ReadBackInFlight => "own accesses are coherent: the writer reads back a write still in flight",
+            Feature::ReadBackCachedLine => {
+                "the writer caches a line, writes it remotely and reads it back: once landed, the line hides the write"
+            }
             Feature::PlainWriteReadElsewhere => {
                 "a plain buffer written by one block, read by another block, launch or collective"
             }

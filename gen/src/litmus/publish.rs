@@ -197,6 +197,13 @@ impl Gen {
         let staged = (item.publish == Publish::Put).then(|| self.staging(x, out, d.len));
         let (dst, dst_ty) = self.view(x, out, d);
         let peer = self.peer(x, d.rank);
+        if read_back && self.rng.chance(60) {
+            // The line of what it writes is in the writer's cache before
+            // the write: read back once the write lands, it hides it
+            // unless an invalidate drops it between them.
+            self.read_remote(out, &dst, &dst_ty, &peer, d.len, "cached");
+            self.feature(Feature::ReadBackCachedLine);
+        }
         let base = self.once_or_twice(out, first, twice, |g, out, base| match &staged {
             Some((src, src_ty, _)) => {
                 g.fill(out, src, src_ty, d.len, base);

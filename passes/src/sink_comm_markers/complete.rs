@@ -3,8 +3,9 @@
 //! the walk, the markers the checker's rules beyond the origin's ask of
 //! this kernel and the rules' placement lacks (a prologue where a launch
 //! may read a stale line, the write-back of a plain-buffer write another
-//! block reads); after it, a fence before each write that may overlap one
-//! still in flight. Each goes only where the checker would otherwise
+//! block reads); after it, an invalidate before each GM read that may read
+//! back a remote write of the block through a stale line, and a fence
+//! before each write that may overlap one still in flight. Each goes only where the checker would otherwise
 //! reject the kernel, so where the rules were enough nothing is added.
 
 use super::sound::Given;

@@ -22,6 +22,12 @@
 //! the walks: at each op that issues a write, every fact in flight there on
 //! some path against every write it issues.
 //!
+//! The same walk checks the rule for reading back one's own remote writes
+//! (docs/passes/verify-comm-order.md, "Beyond the rules"): a third set of
+//! facts, the remote writes (and calls) no invalidate covering what they
+//! wrote has followed yet, meets every GM read of the block that may
+//! overlap one ([`Report::read_backs`]).
+//!
 //! With fences ignored ([`Mode::IgnoringFences`]) the same analysis tells
 //! the sink pass which writes may overlap an earlier one at all, and around
 //! which loops: a fence is never carried past such a write.

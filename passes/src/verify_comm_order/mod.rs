@@ -711,7 +711,7 @@ pub fn reports<'c>(
             Report::error(
                 written.location(),
                 format!(
-                    "{READ_BACK} {what} with no ccl.cacheinvalid covering it between them: a line of it the \
+                    "{READ_BACK} {what}, with no ccl.cacheinvalid covering it between them: a line of it the \
                      block's cache may still hold (from an earlier read or write, or an earlier launch on the block \
                      slot) hides the write once it lands, so the read may return the older value"
                 ),
