@@ -5,6 +5,12 @@
 # LLVM's lit over lit-tests/) and the Python package's pytest suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase says how long it took (stderr), so a slow CI run shows where.
+phase_start=$SECONDS
+phase() {
+    echo "test.sh: $1 took $((SECONDS - phase_start)) s" >&2
+    phase_start=$SECONDS
+}
 bash scripts/install-deps.sh
 command -v cargo >/dev/null || { echo "test: cargo is missing: install the Rust toolchain (rustup)" >&2; exit 1; }
 if command -v rustup >/dev/null; then
@@ -12,9 +18,12 @@ if command -v rustup >/dev/null; then
         rustup component list --installed | grep -q "^$component" || rustup component add "$component"
     done
 fi
+phase "installing dependencies"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+phase "formatting and lints"
 cargo test --workspace "$@"
+phase "the debug build's tests"
 # The simulator's protocol checks explore their largest exhaustive case
 # (P = 2, B = 4, 117,881 states) only when optimized, and so does the proof
 # of the minimal placement of the protocol (P = 3, B = 1 and P = 2, B = 4)
@@ -32,6 +41,7 @@ cargo test --workspace "$@"
 cargo build --release -p cclir-gen
 cargo test --release --test sim_protocol --test sim_minimal --test sim_por --test sim_reference --test markers_reference \
     --test sink_properties --test lit "$@"
+phase "the optimized build's tests"
 # The Python package (python/): built into a virtualenv under target/ with
 # maturin (a debug build that reuses the artifacts above; system Python is
 # never touched) and tested with pytest, Ray included (the sharded search
@@ -46,3 +56,4 @@ venv="$PWD/target/python-venv"
     echo "test.sh: Ray could not be installed; the tests on a local Ray instance are skipped" >&2
 VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet --manifest-path python/Cargo.toml
 "$venv/bin/python" -m pytest -q -rs python/tests
+phase "the Python package's tests"

@@ -33,20 +33,29 @@ fn no_lit_input_crashes_a_pass() {
     mlir_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("lit-tests"), &mut files);
     files.sort();
     assert!(files.len() > 40, "found only {} inputs", files.len());
-    let mut runs = 0;
-    for file in &files {
-        for pipeline in PIPELINES {
-            let output = Command::new(env!("CARGO_BIN_EXE_ccl-opt"))
-                .arg(file)
-                .args(["--split-input-file", "-o", "/dev/null", "--pass-pipeline", pipeline])
-                .output()
-                .expect("ccl-opt runs");
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let what = format!("{} with {pipeline}", file.display());
-            assert!(matches!(output.status.code(), Some(0 | 1)), "{what}: {:?}\n{stderr}", output.status);
-            assert!(!stderr.contains("internal error"), "{what}:\n{stderr}");
-            runs += 1;
+    // Every (input, pipeline) run is its own process: shared out to as
+    // many threads as there are cores.
+    let jobs: Vec<(&PathBuf, &str)> = files.iter().flat_map(|f| PIPELINES.iter().map(move |p| (f, *p))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let Some(&(file, pipeline)) = jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else {
+                    return;
+                };
+                let output = Command::new(env!("CARGO_BIN_EXE_ccl-opt"))
+                    .arg(file)
+                    .args(["--split-input-file", "-o", "/dev/null", "--pass-pipeline", pipeline])
+                    .output()
+                    .expect("ccl-opt runs");
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                let what = format!("{} with {pipeline}", file.display());
+                assert!(matches!(output.status.code(), Some(0 | 1)), "{what}: {:?}\n{stderr}", output.status);
+                assert!(!stderr.contains("internal error"), "{what}:\n{stderr}");
+            });
         }
-    }
+    });
+    let runs = jobs.len();
     println!("{runs} runs over {} inputs", files.len());
 }

@@ -75,42 +75,42 @@ pub fn before(func: OperationRef<'_, '_>, names: &Interned, sound: &SoundPlaceme
     added
 }
 
-/// A fence right before each op of `func` that issues a write that may
-/// overlap one still in flight (the rules' placement leaves some: a wait's
-/// invalidate has no fence); how many.
-pub fn fences(func: OperationRef<'_, '_>, names: &Interned, given: Given<'_>) -> u64 {
-    let (function, ops) = model::lower_alone(func, names, FunctionKind::InCore, &FxHashSet::default());
-    let mut accesses = given.accesses(&ops, names);
-    let report = inflight::check(&function, &mut accesses, Mode::Fences);
+/// What the walk's output needs of the rules beyond the origin's in the
+/// kernel's writes: an invalidate right before each GM read that may read
+/// back a remote write of the block (or what a call wrote) through a line
+/// its cache still holds (`inflight::Report::read_backs`: the rules'
+/// placement has no marker for it), of what the read reads when that
+/// covers every such write, else whole-GM; then a fence right before each
+/// op that issues a write that may overlap one still in flight (the rules'
+/// placement leaves some: a wait's invalidate has no fence), found after
+/// the invalidates (they may start write-backs). How many markers.
+pub fn after_walk(func: OperationRef<'_, '_>, names: &Interned, given: Given<'_>) -> u64 {
+    let analyse = || {
+        let (function, ops) = model::lower_alone(func, names, FunctionKind::InCore, &FxHashSet::default());
+        let mut accesses = given.accesses(&ops, names);
+        let report = inflight::conflicting(&function, &mut accesses, Mode::Fences);
+        (report, ops)
+    };
+    let (mut report, mut ops) = analyse();
+    let mut added = 0;
+    if !report.read_backs.is_empty() {
+        let mut reads: Vec<u32> = report.read_backs.iter().map(|r| r.read).collect();
+        reads.sort_unstable();
+        reads.dedup();
+        for order in reads {
+            let Some(op) = ops.get(order) else { continue };
+            let covered = report.read_back_covered.get(&order).copied().unwrap_or(false);
+            let target = if covered { read_source(names, op) } else { None };
+            ir::insert_before(op, ir::create_cache_invalid(op.location(), target));
+            added += 1;
+        }
+        (report, ops) = analyse();
+    }
     let mut sites: Vec<u32> = report.conflicting_ops.iter().copied().collect();
     sites.sort_unstable();
-    let mut added = 0;
     for order in sites {
         let Some(op) = ops.get(order) else { continue };
         ir::insert_before(op, ir::create_fence(op.location()));
-        added += 1;
-    }
-    added
-}
-
-/// An invalidate right before each GM read of `func` that may read back a
-/// remote write of the block (or what a call wrote) through a line its
-/// cache still holds (`inflight::Report::read_backs`: the rules' placement
-/// has no marker for it): of what the read reads when that covers every
-/// such write, else whole-GM; how many.
-pub fn read_backs(func: OperationRef<'_, '_>, names: &Interned, given: Given<'_>) -> u64 {
-    let (function, ops) = model::lower_alone(func, names, FunctionKind::InCore, &FxHashSet::default());
-    let mut accesses = given.accesses(&ops, names);
-    let report = inflight::check(&function, &mut accesses, Mode::Fences);
-    let mut reads: Vec<u32> = report.read_backs.iter().map(|r| r.read).collect();
-    reads.sort_unstable();
-    reads.dedup();
-    let mut added = 0;
-    for order in reads {
-        let Some(op) = ops.get(order) else { continue };
-        let covered = report.read_back_covered.get(&order).copied().unwrap_or(false);
-        let target = if covered { read_source(names, op) } else { None };
-        ir::insert_before(op, ir::create_cache_invalid(op.location(), target));
         added += 1;
     }
     added

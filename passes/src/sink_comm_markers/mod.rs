@@ -194,11 +194,7 @@ fn fence_rounds(
 ) -> u64 {
     let mut added = 0;
     for _ in 0..MAX_ROUNDS {
-        // An invalidate added for a read-back may start write-backs that
-        // need fences: the fences are found after it.
-        let fences = complete::read_backs(func, names, given)
-            + complete::fences(func, names, given)
-            + complete::quiet_returns(func, names, given);
+        let fences = complete::after_walk(func, names, given) + complete::quiet_returns(func, names, given);
         added += fences;
         if fences == 0 {
             break;

@@ -119,7 +119,7 @@ impl<'n> Knowledge<'n> {
             (conflicting, carried)
         } else {
             let mut accesses = given.accesses(&ops, names);
-            let report = inflight::check(&function, &mut accesses, Mode::IgnoringFences);
+            let report = inflight::conflicting(&function, &mut accesses, Mode::IgnoringFences);
             let conflicting =
                 report.conflicting_ops.iter().filter_map(|order| ops.get(*order)).map(OpKey::of).collect();
             for &(construct, first, second) in &report.wrapped {

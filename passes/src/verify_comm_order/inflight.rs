@@ -255,8 +255,22 @@ pub struct ReadBack {
     pub read: u32,
 }
 
-/// Runs the analysis on InCore function `function`.
+/// Runs the analysis on InCore function `function`: every conflicting
+/// pair in `Report::conflicts` (the checker reports each).
 pub fn check(function: &Function, accesses: &mut dyn Accesses, mode: Mode) -> Report {
+    analyse(function, accesses, mode, true)
+}
+
+/// [`check`] for what the placement needs: the ops, constructs and
+/// read-backs of the report are complete, `Report::conflicts` holds at
+/// least one pair per conflicting op and earlier write, not every pair
+/// (an earlier write in flight meets the writes an op issues until one
+/// overlaps it: the others would record nothing more but the pair).
+pub fn conflicting(function: &Function, accesses: &mut dyn Accesses, mode: Mode) -> Report {
+    analyse(function, accesses, mode, false)
+}
+
+fn analyse(function: &Function, accesses: &mut dyn Accesses, mode: Mode, pairs: bool) -> Report {
     let Some(body) = &function.body else { return Report::default() };
     let mut entry = State::default();
     if accesses.aliases().any_leftovers() {
@@ -265,6 +279,7 @@ pub fn check(function: &Function, accesses: &mut dyn Accesses, mode: Mode) -> Re
     let mut walker = Walker {
         function,
         mode,
+        pairs,
         around: Vec::new(),
         parents: FxHashMap::default(),
         sensitive: FxHashMap::default(),
@@ -314,6 +329,9 @@ fn access_of(flight: Flight, accesses: &mut dyn Accesses) -> Vec<Access> {
 struct Walker<'f, 'a> {
     function: &'f Function,
     mode: Mode,
+    /// Whether every conflicting pair is wanted ([`check`]), or what the
+    /// ops need ([`conflicting`]).
+    pairs: bool,
     /// The repeated constructs around the one being walked, outermost
     /// first, and each walked construct's.
     around: Vec<OpKey>,
@@ -474,10 +492,8 @@ impl Walker<'_, '_> {
     /// depends on the facts: [`Site`]).
     fn issue(&mut self, order: u32, state: &State, issued: Vec<(Flight, Crossed)>, remembered: bool) {
         if !remembered {
-            for second in &issued {
-                for first in &state.flight {
-                    self.meet(order, first, second);
-                }
+            for first in &state.flight {
+                self.meet_each(order, first, &issued);
             }
             return;
         }
@@ -486,35 +502,43 @@ impl Walker<'_, '_> {
             state.flight.iter().filter(|f| !site.pending.contains(*f)).cloned().collect();
         let new_issued: Vec<(Flight, Crossed)> = issued.into_iter().filter(|w| !site.issued.contains(w)).collect();
         // New pending with everything issued; old pending with new issued.
-        for second in site.issued.iter().chain(&new_issued) {
-            for first in &new_pending {
-                self.meet(order, first, second);
-            }
+        let everything: Vec<(Flight, Crossed)> = site.issued.iter().chain(&new_issued).cloned().collect();
+        for first in &new_pending {
+            self.meet_each(order, first, &everything);
         }
-        for second in &new_issued {
-            for first in &site.pending {
-                self.meet(order, first, second);
-            }
+        for first in &site.pending {
+            self.meet_each(order, first, &new_issued);
         }
         site.pending.extend(new_pending);
         site.issued.extend(new_issued);
         self.sites.insert(order, site);
     }
 
+    /// Meets `first`, in flight at op `order`, with each write the op
+    /// issues: all of them when every pair is wanted, else until one
+    /// overlaps it (what it records depends on `first` and the op only).
+    fn meet_each(&mut self, order: u32, first: &(Flight, Crossed), issued: &[(Flight, Crossed)]) {
+        for second in issued {
+            if self.meet(order, first, second) && !self.pairs {
+                return;
+            }
+        }
+    }
+
     /// Records a conflict when `first`, in flight at op `order`, and
-    /// `second`, which it issues, may overlap.
-    fn meet(&mut self, order: u32, first: &(Flight, Crossed), second: &(Flight, Crossed)) {
+    /// `second`, which it issues, may overlap; whether they may.
+    fn meet(&mut self, order: u32, first: &(Flight, Crossed), second: &(Flight, Crossed)) -> bool {
         let ((f, cf), (w, cw)) = (first, second);
         // A line earlier launches left is written back once: the
         // invalidate that does it leaves it clean.
         if matches!((f, w), (Flight::Leftover { .. }, Flight::Leftover { .. })) {
-            return;
+            return false;
         }
         let conflict = Conflict { first: *f, second: *w };
         if self.conflicts.contains(&conflict) && cf.iter().all(|c| self.report.carried.contains(c)) {
             self.report.conflicting_ops.insert(order);
             self.wrapped(*f, cf, order);
-            return;
+            return true;
         }
         for flight in [*f, *w] {
             if !self.written.contains_key(&flight) {
@@ -524,12 +548,14 @@ impl Walker<'_, '_> {
         }
         let (a, b) = (&self.written[f], &self.written[w]);
         let aliases = self.accesses.aliases();
-        if a.iter().any(|a| b.iter().any(|b| may_overlap_instances(a, cf, b, cw, aliases))) {
-            self.conflicts.insert(conflict);
-            self.report.conflicting_ops.insert(order);
-            self.report.carried.extend(cf.iter().copied());
-            self.wrapped(*f, cf, order);
+        if !a.iter().any(|a| b.iter().any(|b| may_overlap_instances(a, cf, b, cw, aliases))) {
+            return false;
         }
+        self.conflicts.insert(conflict);
+        self.report.conflicting_ops.insert(order);
+        self.report.carried.extend(cf.iter().copied());
+        self.wrapped(*f, cf, order);
+        true
     }
 
     /// Records in `Report::wrapped` the constructs around op `order` whose
