@@ -94,7 +94,14 @@ struct State {
     /// this block that may overlap one may read it back through a line
     /// its cache still holds (the rule for reading back one's own remote
     /// writes). Fences do not matter here: landed or not, the line stays.
+    /// A remote write is one only where a line of what it writes may be in
+    /// the cache when it is issued (`cached`).
     unread: BTreeSet<(Flight, Crossed)>,
+    /// The ops whose lines may be in the block's cache (a GM read's, a
+    /// store's, a call's), `None` for any line (what earlier launches on
+    /// the block slot left, or more than [`MAX_FACTS`]): no invalidate
+    /// covering them has run since.
+    cached: BTreeSet<(Option<u32>, Crossed)>,
     /// No path reaches here.
     dead: bool,
 }
@@ -109,7 +116,7 @@ impl Facts for State {
     }
 
     fn is_empty(&self) -> bool {
-        self.dirty.is_empty() && self.flight.is_empty() && self.unread.is_empty()
+        self.dirty.is_empty() && self.flight.is_empty() && self.unread.is_empty() && self.cached.is_empty()
     }
 
     fn union_with(&mut self, other: &State) {
@@ -117,6 +124,7 @@ impl Facts for State {
         self.dirty.extend(other.dirty.iter().cloned());
         self.flight.extend(other.flight.iter().cloned());
         self.unread.extend(other.unread.iter().cloned());
+        self.cached.extend(other.cached.iter().cloned());
     }
 }
 
@@ -126,6 +134,7 @@ impl State {
             dirty: self.dirty.difference(&other.dirty).cloned().collect(),
             flight: self.flight.difference(&other.flight).cloned().collect(),
             unread: self.unread.difference(&other.unread).cloned().collect(),
+            cached: self.cached.difference(&other.cached).cloned().collect(),
             dead: false,
         }
     }
@@ -139,17 +148,18 @@ impl State {
     /// Only a fact whose access names a value defined inside `construct`
     /// (`matters`: by the store or write the fact is of) records the
     /// crossing: for the others every instance is the same, and a loop
-    /// nest does not multiply them.
+    /// nest does not multiply them. A line in the cache records every
+    /// crossing (what it may hold is read from more than one access).
     fn crossing(
         &self,
         construct: OpKey,
         inside: &dyn Fn(OpKey, OpKey) -> bool,
         matters: &mut dyn FnMut(Option<u32>) -> bool,
     ) -> State {
-        let mut cross = |crossed: &Crossed, of: Option<u32>| {
+        let cross = |crossed: &Crossed, record: bool| {
             // Nothing of a construct nested in one crossed already is the
             // same instance anyway.
-            if !matters(of) || crossed.iter().any(|c| inside(construct, *c)) {
+            if !record || crossed.iter().any(|c| inside(construct, *c)) {
                 return crossed.clone();
             }
             let mut crossed: Crossed = crossed.iter().copied().filter(|c| !inside(*c, construct)).collect();
@@ -163,9 +173,10 @@ impl State {
             Flight::Leftover { .. } | Flight::Call(_) | Flight::Many(_) => None,
         };
         State {
-            dirty: self.dirty.iter().map(|(d, c)| (*d, cross(c, *d))).collect(),
-            flight: self.flight.iter().map(|(f, c)| (*f, cross(c, of_flight(f)))).collect(),
-            unread: self.unread.iter().map(|(f, c)| (*f, cross(c, of_flight(f)))).collect(),
+            dirty: self.dirty.iter().map(|(d, c)| (*d, cross(c, matters(*d)))).collect(),
+            flight: self.flight.iter().map(|(f, c)| (*f, cross(c, matters(of_flight(f))))).collect(),
+            unread: self.unread.iter().map(|(f, c)| (*f, cross(c, matters(of_flight(f))))).collect(),
+            cached: self.cached.iter().map(|(l, c)| (*l, cross(c, l.is_some()))).collect(),
             dead: self.dead,
         }
     }
@@ -276,6 +287,8 @@ fn analyse(function: &Function, accesses: &mut dyn Accesses, mode: Mode, pairs: 
     if accesses.aliases().any_leftovers() {
         entry.dirty.insert((None, Crossed::new()));
     }
+    // Earlier launches on the block slot may have left any line.
+    entry.cached.insert((None, Crossed::new()));
     let mut walker = Walker {
         function,
         mode,
@@ -288,6 +301,7 @@ fn analyse(function: &Function, accesses: &mut dyn Accesses, mode: Mode, pairs: 
         written: FxHashMap::default(),
         conflicts: BTreeSet::new(),
         read_backs: BTreeSet::new(),
+        lines: FxHashMap::default(),
         report: Report::default(),
         windows: FxHashMap::default(),
     };
@@ -346,6 +360,8 @@ struct Walker<'f, 'a> {
     written: FxHashMap<Flight, Vec<Access>>,
     conflicts: BTreeSet<Conflict>,
     read_backs: BTreeSet<ReadBack>,
+    /// What each op of a `cached` fact may have brought into the cache.
+    lines: FxHashMap<u32, Vec<Access>>,
     report: Report,
     /// The window (destination value) of each store walked, by order.
     windows: FxHashMap<u32, Option<WindowId>>,
@@ -593,6 +609,10 @@ impl Walker<'_, '_> {
             state.dirty.clear();
             state.dirty.insert((Some(ANY_STORE), Crossed::new()));
         }
+        if state.cached.len() > MAX_FACTS {
+            state.cached.clear();
+            state.cached.insert((None, Crossed::new()));
+        }
         if state.unread.len() > MAX_FACTS {
             // Folded into one write of anything: only a whole-GM
             // invalidate ends it.
@@ -616,6 +636,9 @@ impl Walker<'_, '_> {
 
     fn transfer(&mut self, order: u32, kind: &EventKind, state: &mut State, gens: bool) {
         self.read_back(order, kind, state);
+        if gens {
+            self.caches(order, kind, state);
+        }
         match kind {
             EventKind::Store { window } => {
                 if gens {
@@ -626,8 +649,15 @@ impl Walker<'_, '_> {
             EventKind::RemoteStore => {
                 let write = (Flight::Remote(order), Crossed::new());
                 self.issue(order, state, vec![write.clone()], false);
-                if gens {
+                // A read-back can be stale only through a line that was in
+                // the cache when the write was issued: a read while it is
+                // in flight returns it and caches nothing, one after it
+                // landed fetches it (docs/passes/verify-comm-order.md).
+                // Driven by the facts, so on every walk.
+                if self.may_be_cached(Flight::Remote(order), state) {
                     state.unread.insert(write.clone());
+                }
+                if gens {
                     state.flight.insert(write);
                 }
             }
@@ -696,8 +726,20 @@ impl Walker<'_, '_> {
                 // It drops the lines of what it covers, whatever rank's
                 // copy they are of: a later read fetches what landed.
                 match target {
-                    None => state.unread.clear(),
+                    None => {
+                        state.unread.clear();
+                        state.cached.clear();
+                    }
                     Some(_) => {
+                        let dropped: Vec<(Option<u32>, Crossed)> = state
+                            .cached
+                            .iter()
+                            .filter(|(line, crossed)| line.is_some_and(|op| self.drops_line(order, op, crossed)))
+                            .cloned()
+                            .collect();
+                        for fact in dropped {
+                            state.cached.remove(&fact);
+                        }
                         let dropped: Vec<(Flight, Crossed)> = state
                             .unread
                             .iter()
@@ -756,6 +798,52 @@ impl Walker<'_, '_> {
             let entry = self.report.read_back_covered.entry(order).or_insert(true);
             *entry &= covered;
         }
+    }
+
+    /// Records, on the walk that generates, the lines event `order` may
+    /// bring into the cache: a GM read's (a `put`'s or `get`'s source
+    /// included), a store's, a call's (anything its operands reach).
+    fn caches(&mut self, order: u32, kind: &EventKind, state: &mut State) {
+        let lines: Vec<Access> = match kind {
+            EventKind::GmRead | EventKind::RemoteStore => self.accesses.reads(order).into_iter().collect(),
+            EventKind::Store { .. } => {
+                self.accesses.reads(order).into_iter().chain(self.accesses.access(order)).collect()
+            }
+            EventKind::Call { .. } => self.accesses.call_writes(order).unwrap_or_else(|| vec![Access::anything()]),
+            _ => return,
+        };
+        if lines.is_empty() {
+            return;
+        }
+        self.lines.insert(order, lines);
+        state.cached.insert((Some(order), Crossed::new()));
+    }
+
+    /// Whether a line of what `write` writes may be in the cache in
+    /// `state`.
+    fn may_be_cached(&mut self, write: Flight, state: &State) -> bool {
+        if state.cached.is_empty() {
+            return false;
+        }
+        if !self.written.contains_key(&write) {
+            let accesses = access_of(write, &mut *self.accesses);
+            self.written.insert(write, accesses);
+        }
+        let written = &self.written[&write];
+        let aliases = self.accesses.aliases();
+        state.cached.iter().any(|(line, crossed)| {
+            let Some(op) = line else { return true };
+            let Some(lines) = self.lines.get(op) else { return true };
+            lines.iter().any(|l| written.iter().any(|w| may_overlap_instances(l, crossed, w, &[], aliases)))
+        })
+    }
+
+    /// Whether region invalidate `order` drops every line op `line` (made
+    /// `crossed` back edges ago) may have brought into the cache.
+    fn drops_line(&mut self, order: u32, line: u32, crossed: &Crossed) -> bool {
+        let Some(target) = self.accesses.access(order) else { return false };
+        let size = self.accesses.base_size(order);
+        self.lines.get(&line).is_some_and(|lines| lines.iter().all(|l| covers_elements(&target, l, crossed, size)))
     }
 
     /// Whether region invalidate `order` drops every line of what `write`
