@@ -6,9 +6,9 @@
 //!   own (the execution model allocates each argument of the entry), every
 //!   `memref.alloc` is one, and a called function's argument may be any
 //!   buffer its callers pass (through views: `memref.subview` and the
-//!   like), to a fixpoint over the call sites; anything else (a block
-//!   argument of a loop, an `arith.select`, a call's result) may be any
-//!   buffer;
+//!   like, and either operand of an `arith.select`), to a fixpoint over
+//!   the call sites; anything else (a block argument of a loop, a call's
+//!   result) may be any buffer;
 //! - each kernel's launch width (the largest of its calls': the call's
 //!   `ccl.launch_width`, else the callee's, else 1; unknown through
 //!   `ccl.submit`), which tells whether two accesses may be made from two
@@ -227,11 +227,20 @@ impl<'c, 'a> Buffers<'c, 'a> {
     }
 
     /// The buffers `value` (in function `f`) may be, and whether it is one
-    /// itself (not a view of one).
+    /// itself (not a view of one). An `arith.select` of views may be
+    /// either operand's buffers.
     pub fn resolve(&self, names: &Interned, f: usize, value: Value<'c, 'a>) -> (Roots, bool) {
+        let mut budget = 64;
+        self.resolve_within(names, f, value, &mut budget)
+    }
+
+    /// [`Self::resolve`], following at most `budget` defining ops in all
+    /// (a chain of selects branches).
+    fn resolve_within(&self, names: &Interned, f: usize, value: Value<'c, 'a>, budget: &mut usize) -> (Roots, bool) {
         let mut value = value;
         let mut direct = true;
-        for _ in 0..64 {
+        while *budget > 0 {
+            *budget -= 1;
             match ir::defining_op(value) {
                 None => {
                     return match super::memory::function_argument(value) {
@@ -247,6 +256,19 @@ impl<'c, 'a> Buffers<'c, 'a> {
                     let name = Name::of(op);
                     if name == names.memref_alloc || name == names.memref_alloca {
                         return (self.allocations.get(&OpKey::of(op)).map(|r| std::iter::once(*r).collect()), direct);
+                    }
+                    if ir::op_name(op) == "arith.select" && op.operand_count() == 3 {
+                        let (a, _) = self.resolve_within(names, f, ir::operand(op, 1), budget);
+                        let (b, _) = self.resolve_within(names, f, ir::operand(op, 2), budget);
+                        let roots = a.zip(b).map(|(mut a, b)| {
+                            for root in b {
+                                if !a.contains(&root) {
+                                    a.push(root);
+                                }
+                            }
+                            a
+                        });
+                        return (roots, false);
                     }
                     if !names.is_view(name) || op.operand_count() == 0 {
                         return (None, false);
