@@ -26,7 +26,8 @@
 //! (docs/passes/verify-comm-order.md, "Beyond the rules"): a third set of
 //! facts, the remote writes (and calls) no invalidate covering what they
 //! wrote has followed yet, meets every GM read of the block that may
-//! overlap one ([`Report::read_backs`]).
+//! overlap one ([`Report::read_backs`]). Only with fences
+//! ([`Mode::Fences`]): the sink's question below is about writes.
 //!
 //! With fences ignored ([`Mode::IgnoringFences`]) the same analysis tells
 //! the sink pass which writes may overlap an earlier one at all, and around
@@ -287,8 +288,11 @@ fn analyse(function: &Function, accesses: &mut dyn Accesses, mode: Mode, pairs: 
     if accesses.aliases().any_leftovers() {
         entry.dirty.insert((None, Crossed::new()));
     }
-    // Earlier launches on the block slot may have left any line.
-    entry.cached.insert((None, Crossed::new()));
+    // Earlier launches on the block slot may have left any line. (The
+    // sink's question, fences ignored, is about writes only.)
+    if mode == Mode::Fences {
+        entry.cached.insert((None, Crossed::new()));
+    }
     let mut walker = Walker {
         function,
         mode,
@@ -635,9 +639,11 @@ impl Walker<'_, '_> {
     }
 
     fn transfer(&mut self, order: u32, kind: &EventKind, state: &mut State, gens: bool) {
-        self.read_back(order, kind, state);
-        if gens {
-            self.caches(order, kind, state);
+        if self.mode == Mode::Fences {
+            self.read_back(order, kind, state);
+            if gens {
+                self.caches(order, kind, state);
+            }
         }
         match kind {
             EventKind::Store { window } => {
@@ -654,7 +660,7 @@ impl Walker<'_, '_> {
                 // in flight returns it and caches nothing, one after it
                 // landed fetches it (docs/passes/verify-comm-order.md).
                 // Driven by the facts, so on every walk.
-                if self.may_be_cached(Flight::Remote(order), state) {
+                if self.mode == Mode::Fences && self.may_be_cached(Flight::Remote(order), state) {
                     state.unread.insert(write.clone());
                 }
                 if gens {
@@ -667,7 +673,9 @@ impl Walker<'_, '_> {
                 // dirty, in memory its operands reach.
                 if gens {
                     state.dirty.insert((Some(order), Crossed::new()));
-                    state.unread.insert((Flight::Call(order), Crossed::new()));
+                    if self.mode == Mode::Fences {
+                        state.unread.insert((Flight::Call(order), Crossed::new()));
+                    }
                 }
             }
             EventKind::Call { .. } => {
@@ -691,7 +699,9 @@ impl Walker<'_, '_> {
                 let own = issued.pop().expect("the call's own");
                 state.flight.extend(issued);
                 if gens {
-                    state.unread.insert(own.clone());
+                    if self.mode == Mode::Fences {
+                        state.unread.insert(own.clone());
+                    }
                     state.flight.insert(own);
                     state.dirty.insert((Some(order), Crossed::new()));
                 }
