@@ -100,7 +100,7 @@ pub fn after_walk(func: OperationRef<'_, '_>, names: &Interned, given: Given<'_>
         for order in reads {
             let Some(op) = ops.get(order) else { continue };
             let covered = report.read_back_covered.get(&order).copied().unwrap_or(false);
-            let target = if covered { read_source(names, op) } else { None };
+            let target = if covered { ir::read_memref(names, op) } else { None };
             ir::insert_before(op, ir::create_cache_invalid(op.location(), target));
             added += 1;
         }
@@ -170,20 +170,6 @@ pub(super) fn store_destination<'c, 'a>(names: &Interned, op: OperationRef<'c, '
         CclOp::TileStore(store) => Some(store.dst()),
         CclOp::TensorWrite(write) => Some(write.dst()),
         CclOp::Get(get) if names.is(Name::of(op), OpKind::Get) => Some(get.dst()),
-        _ => None,
-    }
-}
-
-/// The memref a GM read reads through the cache (`read`, `tile_load`,
-/// `remote_load`: its source; `put`, `get`: their `src`).
-fn read_source<'c, 'a>(names: &Interned, op: OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
-    let kind = names.kind(Name::of(op))?;
-    match CclOp::view(kind, op)? {
-        CclOp::Read(read) => Some(read.src()),
-        CclOp::TileLoad(load) => Some(load.src()),
-        CclOp::RemoteLoad(load) => Some(load.src()),
-        CclOp::Put(put) => Some(put.src()),
-        CclOp::Get(get) => Some(get.src()),
         _ => None,
     }
 }

@@ -556,10 +556,10 @@ pub fn beyond_the_rules(message: &str) -> bool {
 /// How the synchronisation check's errors begin: a pair it may leave
 /// unordered, and a run it cannot follow.
 pub const SYNC_RACE: &str = "data race: ";
+pub const SYNC_NO_PROOF: &str = "cannot prove that the synchronisation orders";
 /// How the errors of the rule for reading back one's own remote writes
 /// begin.
 pub const READ_BACK: &str = "this block reads back";
-pub const SYNC_NO_PROOF: &str = "cannot prove that the synchronisation orders";
 
 /// The message of a kernel violation whose source is a plain-buffer store
 /// another block reads (it publishes as a window's store).

@@ -11,8 +11,8 @@
 //! whatever a call may leave in flight (anything).
 //!
 //! A forward may-analysis over the kernel's tree (`comm_order::model`) with
-//! two sets of facts: *dirty* stores (their line may still be dirty in the
-//! cache) and *in-flight* writes (issued, not yet fenced). Each fact
+//! two sets of facts for this rule: *dirty* stores (their line may still be
+//! dirty in the cache) and *in-flight* writes (issued, not yet fenced). Each fact
 //! carries the back edges it crossed since its access was made (the loops
 //! whose later iterations it reaches), so that an access of row `i` in one
 //! iteration and of row `i + 1` in the next are told apart
@@ -23,10 +23,11 @@
 //! some path against every write it issues.
 //!
 //! The same walk checks the rule for reading back one's own remote writes
-//! (docs/passes/verify-comm-order.md, "Beyond the rules"): a third set of
-//! facts, the remote writes (and calls) no invalidate covering what they
-//! wrote has followed yet, meets every GM read of the block that may
-//! overlap one ([`Report::read_backs`]). Only with fences
+//! (docs/passes/verify-comm-order.md, "Beyond the rules") with two more:
+//! the lines that may be in the cache (*cached*), and the remote writes
+//! (and calls) issued while a line of theirs may be, which no invalidate
+//! covering what they wrote has followed yet (*unread*); those meet every
+//! GM read of the block that may overlap one ([`Report::read_backs`]). Only with fences
 //! ([`Mode::Fences`]): the sink's question below is about writes.
 //!
 //! With fences ignored ([`Mode::IgnoringFences`]) the same analysis tells
@@ -560,12 +561,8 @@ impl Walker<'_, '_> {
             self.wrapped(*f, cf, order);
             return true;
         }
-        for flight in [*f, *w] {
-            if !self.written.contains_key(&flight) {
-                let accesses = access_of(flight, &mut *self.accesses);
-                self.written.insert(flight, accesses);
-            }
-        }
+        self.learn_written(*f);
+        self.learn_written(*w);
         let (a, b) = (&self.written[f], &self.written[w]);
         let aliases = self.accesses.aliases();
         if !a.iter().any(|a| b.iter().any(|b| may_overlap_instances(a, cf, b, cw, aliases))) {
@@ -780,22 +777,12 @@ impl Walker<'_, '_> {
         if state.unread.is_empty() {
             return;
         }
-        let reads: Vec<Access> = match kind {
-            EventKind::GmRead | EventKind::Store { .. } | EventKind::RemoteStore => {
-                self.accesses.reads(order).into_iter().collect()
-            }
-            // The callee may read anything its operands reach.
-            EventKind::Call { .. } => self.accesses.call_writes(order).unwrap_or_else(|| vec![Access::anything()]),
-            _ => return,
-        };
+        let Some(reads) = self.reads_of(order, kind) else { return };
         for (write, crossed) in &state.unread {
             if self.read_backs.contains(&ReadBack { write: *write, read: order }) {
                 continue;
             }
-            if !self.written.contains_key(write) {
-                let accesses = access_of(*write, &mut *self.accesses);
-                self.written.insert(*write, accesses);
-            }
+            self.learn_written(*write);
             let written = &self.written[write];
             let aliases = self.accesses.aliases();
             let hit = written.iter().any(|w| reads.iter().any(|r| may_overlap_instances(w, crossed, r, &[], aliases)));
@@ -814,19 +801,39 @@ impl Walker<'_, '_> {
     /// bring into the cache: a GM read's (a `put`'s or `get`'s source
     /// included), a store's, a call's (anything its operands reach).
     fn caches(&mut self, order: u32, kind: &EventKind, state: &mut State) {
-        let lines: Vec<Access> = match kind {
-            EventKind::GmRead | EventKind::RemoteStore => self.accesses.reads(order).into_iter().collect(),
-            EventKind::Store { .. } => {
-                self.accesses.reads(order).into_iter().chain(self.accesses.access(order)).collect()
-            }
-            EventKind::Call { .. } => self.accesses.call_writes(order).unwrap_or_else(|| vec![Access::anything()]),
-            _ => return,
-        };
+        let Some(mut lines) = self.reads_of(order, kind) else { return };
+        if matches!(kind, EventKind::Store { .. }) {
+            // A store's line is dirty in the cache.
+            lines.extend(self.accesses.access(order));
+        }
         if lines.is_empty() {
             return;
         }
         self.lines.insert(order, lines);
         state.cached.insert((Some(order), Crossed::new()));
+    }
+
+    /// What event `order` reads through the cache: a GM read's source, a
+    /// `put`'s or `get`'s `src`, anything a callee may reach through the
+    /// call's operands; `None` for an event that reads nothing.
+    fn reads_of(&mut self, order: u32, kind: &EventKind) -> Option<Vec<Access>> {
+        match kind {
+            EventKind::GmRead | EventKind::Store { .. } | EventKind::RemoteStore => {
+                Some(self.accesses.reads(order).into_iter().collect())
+            }
+            EventKind::Call { .. } => {
+                Some(self.accesses.call_writes(order).unwrap_or_else(|| vec![Access::anything()]))
+            }
+            _ => None,
+        }
+    }
+
+    /// Reads what `flight` may write into `written`, once.
+    fn learn_written(&mut self, flight: Flight) {
+        if !self.written.contains_key(&flight) {
+            let accesses = access_of(flight, &mut *self.accesses);
+            self.written.insert(flight, accesses);
+        }
     }
 
     /// Whether a line of what `write` writes may be in the cache in
@@ -835,10 +842,7 @@ impl Walker<'_, '_> {
         if state.cached.is_empty() {
             return false;
         }
-        if !self.written.contains_key(&write) {
-            let accesses = access_of(write, &mut *self.accesses);
-            self.written.insert(write, accesses);
-        }
+        self.learn_written(write);
         let written = &self.written[&write];
         let aliases = self.accesses.aliases();
         state.cached.iter().any(|(line, crossed)| {
@@ -851,21 +855,27 @@ impl Walker<'_, '_> {
     /// Whether region invalidate `order` drops every line op `line` (made
     /// `crossed` back edges ago) may have brought into the cache.
     fn drops_line(&mut self, order: u32, line: u32, crossed: &Crossed) -> bool {
-        let Some(target) = self.accesses.access(order) else { return false };
-        let size = self.accesses.base_size(order);
-        self.lines.get(&line).is_some_and(|lines| lines.iter().all(|l| covers_elements(&target, l, crossed, size)))
+        let Some(dropped) = self.region_drops(order) else { return false };
+        self.lines.get(&line).is_some_and(|lines| dropped(lines, crossed))
     }
 
     /// Whether region invalidate `order` drops every line of what `write`
     /// (made `crossed` back edges ago) wrote.
     fn drops(&mut self, order: u32, write: Flight, crossed: &Crossed) -> bool {
-        let Some(target) = self.accesses.access(order) else { return false };
-        if !self.written.contains_key(&write) {
-            let accesses = access_of(write, &mut *self.accesses);
-            self.written.insert(write, accesses);
-        }
+        let Some(dropped) = self.region_drops(order) else { return false };
+        self.learn_written(write);
+        dropped(&self.written[&write], crossed)
+    }
+
+    /// For region invalidate `order`: whether it drops the lines of every
+    /// one of some accesses (made `crossed` back edges ago), of any rank's
+    /// copy; `None` when its target is unknown (it is not known to drop any).
+    fn region_drops(&mut self, order: u32) -> Option<impl Fn(&[Access], &Crossed) -> bool> {
+        let target = self.accesses.access(order)?;
         let size = self.accesses.base_size(order);
-        self.written[&write].iter().all(|w| covers_elements(&target, w, crossed, size))
+        Some(move |accesses: &[Access], crossed: &Crossed| {
+            accesses.iter().all(|a| covers_elements(&target, a, crossed, size))
+        })
     }
 
     /// Whether region invalidate `order` (of `window`) may write back the
@@ -920,17 +930,23 @@ pub struct Violation {
     pub second: Write,
 }
 
-impl Conflict {
-    /// The conflict by the ops of the kernel's events (`op` maps an order).
-    pub fn by_ops(&self, op: &dyn Fn(u32) -> OpKey) -> Violation {
-        let write = |flight: Flight| match flight {
+impl Flight {
+    /// The write by the ops of the kernel's events (`op` maps an order).
+    pub fn by_ops(self, op: &dyn Fn(u32) -> OpKey) -> Write {
+        match self {
             Flight::Remote(order) => Write { kind: WriteKind::Remote, op: op(order), by: None },
             Flight::WriteBack { store, by } => Write { kind: WriteKind::WriteBack, op: op(store), by: Some(op(by)) },
             Flight::Leftover { by } => Write { kind: WriteKind::Leftover, op: op(by), by: Some(op(by)) },
             Flight::Call(order) => Write { kind: WriteKind::Call, op: op(order), by: None },
             Flight::Many(order) => Write { kind: WriteKind::Many, op: op(order), by: None },
-        };
-        Violation { first: write(self.first), second: write(self.second) }
+        }
+    }
+}
+
+impl Conflict {
+    /// The conflict by the ops of the kernel's events (`op` maps an order).
+    pub fn by_ops(&self, op: &dyn Fn(u32) -> OpKey) -> Violation {
+        Violation { first: self.first.by_ops(op), second: self.second.by_ops(op) }
     }
 }
 
@@ -938,8 +954,7 @@ impl ReadBack {
     /// The read-back by the ops of the kernel's events (`op` maps an
     /// order): (the write, the read).
     pub fn by_ops(&self, op: &dyn Fn(u32) -> OpKey) -> (Write, OpKey) {
-        let write = Conflict { first: self.write, second: self.write }.by_ops(op).first;
-        (write, op(self.read))
+        (self.write.by_ops(op), op(self.read))
     }
 }
 
