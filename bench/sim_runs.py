@@ -16,7 +16,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # CCLIR_BENCH_BIN: another build to measure (e.g. a copy of an older ccl-sim beside ccl-gen and ccl-opt).
 BIN = os.environ.get("CCLIR_BENCH_BIN", os.path.join(ROOT, "target", "release"))
-LOWER = "builtin.module(ccl-pipeline{lower-collectives=true})"
+LOWER = "builtin.module(ccl-pipeline{lower-collectives=true sync=false})"
 # The old order, the snapshot after Barrier B (tests/sim_protocol.rs lowers it the same way).
 LOWER_LATE = "builtin.module(ccl-admit-launch-width,ccl-lower-all-to-all-v{late-snapshot=true},ccl-insert-comm-fence)"
 CLEAN = re.compile(r"no race: (\d+) states explored")

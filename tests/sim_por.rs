@@ -137,10 +137,9 @@ fn reduced_and_plain_agree_on_the_lowered_protocol() {
             session.run(&session.pipeline(pipeline).expect("pipeline"), &mut program).expect("runs");
             let plain = simulate(&program, p as u16, false, Engine::Dfs);
             let reduced = simulate(&program, p as u16, true, Engine::Dfs);
-            // The dynamic search has no conclusion on the snapshot order at
-            // P = 2, B = 4 within minutes (most of its executions end at a
-            // blocked wait: docs/benchmarks.md); it is held to the plain one
-            // where it finishes, and on the race at every size.
+            // The dynamic search takes about two minutes on the snapshot
+            // order at P = 2, B = 4 (docs/benchmarks.md); it is held to the
+            // plain one on the smaller sizes, and on the race at every size.
             let dpor =
                 ((p, b) != (2, 4) || pipeline == LATE).then(|| simulate(&program, p as u16, false, Engine::Dpor));
             let what = format!("P = {p}, B = {b}, {order} order");

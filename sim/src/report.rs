@@ -314,9 +314,8 @@ pub fn search(stats: &SearchStats) -> String {
             format!("{threads} ({} {branches} taken over)", grouped(stats.taken_over))
         };
         return format!(
-            "ccl-sim: search: {} executions ({} of them ending at a blocked wait, {} more cut by sleep sets), {} transitions, depth {}, dynamic partial-order reduction, {threads}, {:.2} s",
+            "ccl-sim: search: {} executions ({} more cut by sleep sets), {} transitions, depth {}, dynamic partial-order reduction, {threads}, {:.2} s",
             grouped(stats.executions),
-            grouped(stats.ended_blocked),
             grouped(stats.sleep_blocked),
             grouped(stats.generated),
             grouped(stats.max_depth),

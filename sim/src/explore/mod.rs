@@ -265,10 +265,6 @@ pub struct SearchStats {
     pub executions: usize,
     /// Executions cut where every enabled action sleeps (`--por dpor`).
     pub sleep_blocked: usize,
-    /// Executions (of `executions`) that ended with a thread blocked at a
-    /// wait that holds by then, which no schedule of the machine runs
-    /// (`--por dpor`).
-    pub ended_blocked: usize,
     /// Times a worker of `--por dpor` took over a branch of another's
     /// execution (work stealing).
     pub taken_over: usize,

@@ -67,7 +67,7 @@ pub struct Footprint {
 }
 
 impl Footprint {
-    fn from_raw(mut raw: Vec<(Part, Touch)>) -> Footprint {
+    pub fn from_raw(mut raw: Vec<(Part, Touch)>) -> Footprint {
         raw.sort_unstable();
         let mut touches: Vec<(Part, Touch)> = Vec::with_capacity(raw.len());
         for (part, touch) in raw {
@@ -79,6 +79,11 @@ impl Footprint {
             }
         }
         Footprint { touches }
+    }
+
+    /// Whether the action touched `part` (or everything).
+    pub fn touches(&self, part: Part) -> bool {
+        self.touches.iter().any(|(p, _)| *p == part || *p == Part::Everything)
     }
 
     pub fn everything(&self) -> bool {

@@ -4,7 +4,7 @@
 //! process that finds an event's direct dependencies.
 
 use crate::machine::footprint::{Footprint, Part, Touch};
-use crate::machine::{Action, Loc, Machine, State, ThreadId};
+use crate::machine::{Action, Machine, State, ThreadId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -18,73 +18,26 @@ pub(super) enum Proc {
     Collective,
 }
 
-/// What a process does next: an action of the machine, or, for a thread
-/// resting at a wait that does not hold, blocking there for the rest of
-/// the execution.
-///
-/// A thread at a wait always has a next event, which reads the cell: its
-/// pass if the wait holds, its block if not. So no event disables another
-/// process (a lowering notify turns a waiter's pass into its block), which
-/// source-DPOR needs of its processes: a pass that a lowering disabled and
-/// a later change enabled again would be in a race with that change only,
-/// one it cannot be reversed past, and the order with the pass before the
-/// lowering would never be tried. A block's races with the changes before
-/// it are what try that order (docs/ccl-sim.md, "Dynamic partial-order
-/// reduction"). No schedule of the machine blocks a thread: it changes
-/// nothing of the machine's state, and an execution whose blocked thread's
-/// wait holds by its end has no finding there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Move {
-    Act(Action),
-    /// The thread blocks at its wait, on this cell.
-    Block(ThreadId, Loc),
-}
+/// The processes enabled in a state, with the action each takes next. A
+/// thread resting at a wait that does not hold is not among them: its
+/// wait's races are those of `Worker::wait_races`.
+pub(super) type Enabled = Vec<(Proc, Action)>;
 
-/// The processes enabled in a state, with what each does next.
-pub(super) type Enabled = Vec<(Proc, Move)>;
-
-/// The processes enabled in `state` with the threads `blocked` blocked at
-/// their waits, with what each does next.
-pub(super) fn enabled(machine: &Machine, state: &State, blocked: &[ThreadId]) -> Enabled {
+/// The processes enabled in `state`, with the action each takes next.
+pub(super) fn enabled(machine: &Machine, state: &State) -> Enabled {
     let mut actions = Vec::new();
     machine.actions(state, &mut actions);
-    let mut moves: Enabled = actions
+    actions
         .into_iter()
-        .filter(|action| !matches!(action, Action::Step(t) if blocked.contains(t)))
         .map(|action| {
             let proc = match action {
                 Action::Step(t) => Proc::Thread(t),
                 Action::Land(t, u) => Proc::Unit(t, crate::shared::digest(&state.inflight[t as usize][u as usize])),
                 Action::Collective => Proc::Collective,
             };
-            (proc, Move::Act(action))
+            (proc, action)
         })
-        .collect();
-    if state.finding.is_none() {
-        for t in 0..state.threads.len() as ThreadId {
-            if let Some(cell) = machine.failing_wait_at(state, t).filter(|_| !blocked.contains(&t)) {
-                moves.push((Proc::Thread(t), Move::Block(t, cell)));
-            }
-        }
-    }
-    moves
-}
-
-/// Takes `step` from `state` with `machine`. A block changes nothing of
-/// the machine's state: its thread joins `blocked`. Its footprint,
-/// recorded as the machine records an action's, is a read of its cell and
-/// a write of its thread.
-pub(super) fn play(machine: &Machine, state: &mut State, blocked: &mut Vec<ThreadId>, step: Move) {
-    match step {
-        Move::Act(action) => machine.apply(state, action),
-        Move::Block(t, cell) => {
-            if let Some(recorder) = &machine.footprint {
-                recorder.touch(Part::Elem(cell), Touch::Read);
-                recorder.touch(Part::Thread(t), Touch::Write);
-            }
-            blocked.push(t);
-        }
-    }
+        .collect()
 }
 
 /// A process's event as a sleep set holds it: the process and what its
@@ -128,7 +81,7 @@ impl Events {
 /// An event of an execution: the action taken at its depth.
 pub(super) struct Event {
     pub proc: Proc,
-    pub action: Move,
+    pub action: Action,
     pub footprint: Arc<Footprint>,
     /// The events that happen before it.
     pub past: Events,

@@ -25,6 +25,13 @@
 //!   execution (an initial of `notdep(e).e'`) joins the backtrack set of the
 //!   state before e unless one already is there or asleep there. A race
 //!   whose later event cannot run without e cannot be reversed.
+//! - A thread resting at a wait that does not hold is disabled until a
+//!   change of its cell makes it hold (the one way an event disables
+//!   another process: a lowering notify takes a pass away). Its wait is
+//!   read where it does not hold, by an event the execution does not take,
+//!   and that read's races are reversed like an event's: where an
+//!   execution reaches the wait (`Worker::wait_races`), and where a pass's
+//!   race would put the pass but the wait does not hold (`block_races`).
 //! - Sleep sets: a child started from a state sleeps in the subtrees of the
 //!   children started after it until an event conflicting with its own
 //!   runs (`tree`).
@@ -67,9 +74,6 @@ struct Common<'a> {
     executions: AtomicUsize,
     /// Executions cut where every enabled process sleeps.
     blocked: AtomicUsize,
-    /// Executions that ended with a thread blocked at a wait that holds by
-    /// then (`events::Move::Block`): no schedule of the machine.
-    gave_up: AtomicUsize,
     /// Times a worker took over a branch of another's execution.
     taken_over: AtomicUsize,
     max_depth: AtomicUsize,
@@ -114,7 +118,6 @@ pub fn search(machine: Machine, config: &SearchConfig) -> Outcome {
         transitions: AtomicUsize::new(0),
         executions: AtomicUsize::new(0),
         blocked: AtomicUsize::new(0),
-        gave_up: AtomicUsize::new(0),
         taken_over: AtomicUsize::new(0),
         max_depth: AtomicUsize::new(0),
         stopped: AtomicBool::new(false),
@@ -124,11 +127,10 @@ pub fn search(machine: Machine, config: &SearchConfig) -> Outcome {
         idle: Mutex::new(0),
     };
     let initial = machine.initial();
-    let enabled = events::enabled(&machine, &initial, &[]);
-    let first = worker::first_choice(&machine, &events::Index::default(), &initial, &enabled, &[]);
+    let enabled = events::enabled(&machine, &initial);
+    let first = worker::first_choice(&events::Index::default(), &enabled, &[]);
     let root = Node::new(
         initial,
-        Vec::new(),
         enabled,
         None,
         Plan { backtrack: first.into_iter().collect(), ..Plan::default() },
@@ -169,7 +171,6 @@ fn outcome(machine: &Machine, common: Common, threads: usize) -> Outcome {
         max_depth: common.max_depth.load(Ordering::Relaxed),
         executions: common.executions.load(Ordering::Relaxed),
         sleep_blocked: common.blocked.load(Ordering::Relaxed),
-        ended_blocked: common.gave_up.load(Ordering::Relaxed),
         taken_over: common.taken_over.load(Ordering::Relaxed),
         threads,
         seconds: common.started.elapsed().as_secs_f64(),

@@ -3,12 +3,14 @@
 //! could have come before, a process that starts the reversal (an initial
 //! of the events after the earlier one that do not happen after it, then
 //! this one) joins the backtrack set of the state before the earlier event,
-//! unless one already is there or asleep there. docs/ccl-sim.md ("Dynamic
-//! partial-order reduction") argues each rule.
+//! unless one already is there or asleep there; and the same for the reads
+//! of the waits that do not hold, which no execution takes as events.
+//! docs/ccl-sim.md ("Dynamic partial-order reduction") argues each rule.
 
-use super::events::{enabled, play, Event, Events, Proc};
+use super::events::{enabled, Event, Events, Proc};
 use super::worker::Worker;
-use crate::machine::footprint::Footprint;
+use crate::machine::footprint::{Footprint, Part, Touch};
+use crate::machine::{State, ThreadId};
 
 impl Worker<'_, '_> {
     /// Event `k` of the current execution.
@@ -39,17 +41,96 @@ impl Worker<'_, '_> {
         past
     }
 
+    /// The races of the waits that do not hold in the state the execution
+    /// has reached, after its event `n - 1` (of `last`, touching
+    /// `footprint`): each such wait is read there, as its pass would read
+    /// it, by an event of its thread that the execution does not take, and
+    /// that event's races are reversed like any other's. So a pass that a
+    /// lowering notify disabled is tried before the lowering although no
+    /// execution blocks its thread. A wait's races change only when its
+    /// cell or its thread does: they are found after the event that
+    /// brought its thread to the wait and after each event touching its
+    /// cell (found again later, the reversal would only have more events
+    /// after the race, none of them before the read, so the same initial
+    /// starts it).
+    pub(super) fn wait_races(&self, n: usize, last: Proc, footprint: &Footprint) {
+        let state = &self.path[n].state;
+        for t in 0..state.threads.len() as ThreadId {
+            let Some(cell) = self.machine.failing_wait_at(state, t) else { continue };
+            if last != Proc::Thread(t) && !footprint.touches(Part::Elem(cell)) {
+                continue;
+            }
+            let read = Footprint::from_raw(vec![(Part::Elem(cell), Touch::Read), (Part::Thread(t), Touch::Write)]);
+            self.races(n, Proc::Thread(t), &read);
+        }
+    }
+
+    /// The races of thread `t`'s read of its wait's cell where the race of
+    /// event `e` with its pass (at `n`) would put the pass, after the
+    /// events `members` (after `e`, not after it), if the wait does not
+    /// hold there: in the execution of every event before the pass but `e`
+    /// and what happens after `e`, the changes of the cell before the read
+    /// it conflicts with directly, each reversed (and, where the wait does
+    /// not hold before one either, the same again further back). The read
+    /// is an event no execution takes; docs/ccl-sim.md ("Waits") argues
+    /// why its races are the ones to reverse.
+    fn block_races(&self, e: usize, n: usize, t: ThreadId, members: &[usize]) {
+        let Some(state) = self.without(e, members) else { return };
+        let Some(cell) = self.machine.failing_wait_at(&state, t) else { return };
+        let proc = Proc::Thread(t);
+        let read = Footprint::from_raw(vec![(Part::Elem(cell), Touch::Read), (Part::Thread(t), Touch::Write)]);
+        // The execution it would run in: every event before n but e and
+        // what happens after e.
+        let mut excluded = Events::default();
+        for k in e..n {
+            if k == e || self.event(k).past.contains(e) {
+                excluded.insert(k);
+            }
+        }
+        let candidates: Vec<usize> = (0..n).filter(|&k| !excluded.contains(k)).collect();
+        let mut deps: Vec<usize> = Vec::new();
+        if let Some(&last) = candidates.iter().rev().find(|&&k| self.event(k).proc == proc) {
+            deps.push(last);
+        }
+        for &k in candidates.iter().rev() {
+            if self.event(k).footprint.conflicts(&read) {
+                deps.push(k);
+            }
+        }
+        deps.sort_unstable();
+        deps.dedup();
+        let mut past = Events::default();
+        for &d in &deps {
+            past.union(&self.event(d).past);
+        }
+        let direct: Vec<usize> = deps.iter().copied().filter(|&d| !past.contains(d)).collect();
+        for &d in &deps {
+            past.insert(d);
+        }
+        for d in direct {
+            if d < e && self.event(d).proc != proc {
+                self.reverse_without(d, n, proc, &past, &excluded);
+            }
+        }
+    }
+
     /// Reverses the race of event `e` with the event at `n` (of `proc`,
     /// whose past is `past`), if it can be: a process starting
     /// v = notdep(e).e' joins the backtrack set before `e`.
     fn reverse(&self, e: usize, n: usize, proc: Proc, past: &Events) {
+        self.reverse_without(e, n, proc, past, &Events::default());
+    }
+
+    /// `reverse` in the execution without the events `excluded` (a block
+    /// race's: `block_races`).
+    fn reverse_without(&self, e: usize, n: usize, proc: Proc, past: &Events, excluded: &Events) {
         // v: the events after e that do not happen after it, then this one;
         // its initials are the processes whose first event in v has nothing
         // of v before it.
         let mut v = Events::default();
         let mut members = Vec::new();
         for k in e + 1..n {
-            if !self.event(k).past.contains(e) {
+            if !self.event(k).past.contains(e) && !excluded.contains(k) {
                 v.insert(k);
                 members.push(k);
             }
@@ -66,6 +147,9 @@ impl Worker<'_, '_> {
         // before it (which do not need e).
         let node = &self.path[e];
         if !node.enabled.iter().any(|(q, _)| *q == proc) && !self.enabled_without(e, &members, proc) {
+            if let Proc::Thread(t) = proc {
+                self.block_races(e, n, t, &members);
+            }
             return;
         }
         if !past.meets(&v) && !initials.contains(&proc) {
@@ -92,19 +176,29 @@ impl Worker<'_, '_> {
     fn enabled_without(&self, e: usize, members: &[usize], proc: Proc) -> bool {
         // Not "e made it enabled, so it cannot run without e": another
         // event of v may enable it too (a second add to a waited cell).
+        // Where a member cannot run (a pass that e's absence disables), the
+        // race counts as reversible.
+        self.without(e, members)
+            .is_none_or(|state| state.finding.is_some() || enabled(&self.machine, &state).iter().any(|(p, _)| *p == proc))
+    }
+
+    /// The state after the events `members` (after e, not after it) are
+    /// taken, in order, from the state before event `e`; `None` where one
+    /// of them cannot run there.
+    fn without(&self, e: usize, members: &[usize]) -> Option<State> {
         let mut state = self.path[e].state.clone();
-        let mut blocked = self.path[e].blocked.clone();
+        let mut ran = true;
         for &k in members {
             let taken = self.event(k).proc;
-            let Some(step) =
-                enabled(&self.machine, &state, &blocked).into_iter().find(|(p, _)| *p == taken).map(|(_, a)| a)
+            let Some(action) = enabled(&self.machine, &state).into_iter().find(|(p, _)| *p == taken).map(|(_, a)| a)
             else {
-                self.recorder.take();
-                return true;
+                ran = false;
+                break;
             };
-            play(&self.machine, &mut state, &mut blocked, step);
+            self.machine.apply(&mut state, action);
         }
+        // What the replay recorded belongs to no event.
         self.recorder.take();
-        state.finding.is_some() || enabled(&self.machine, &state, &blocked).iter().any(|(p, _)| *p == proc)
+        ran.then_some(state)
     }
 }

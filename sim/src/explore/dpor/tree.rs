@@ -7,7 +7,7 @@
 //! worker holds only while it reads or changes that plan.
 
 use super::events::{Enabled, Event, Proc, Slept};
-use crate::machine::{State, ThreadId};
+use crate::machine::State;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// What is left to explore from a node, and what is covered already.
@@ -44,9 +44,6 @@ impl Plan {
 /// A state the search has reached, and the event that reached it.
 pub(super) struct Node {
     pub state: State,
-    /// The threads blocked at a wait along the execution
-    /// (`events::Move::Block`).
-    pub blocked: Vec<ThreadId>,
     pub enabled: Enabled,
     /// The event from the parent (none at the root).
     pub event: Option<Event>,
@@ -54,8 +51,8 @@ pub(super) struct Node {
 }
 
 impl Node {
-    pub fn new(state: State, blocked: Vec<ThreadId>, enabled: Enabled, event: Option<Event>, plan: Plan) -> Arc<Node> {
-        Arc::new(Node { state, blocked, enabled, event, plan: Mutex::new(plan) })
+    pub fn new(state: State, enabled: Enabled, event: Option<Event>, plan: Plan) -> Arc<Node> {
+        Arc::new(Node { state, enabled, event, plan: Mutex::new(plan) })
     }
 
     pub fn plan(&self) -> MutexGuard<'_, Plan> {

@@ -3,11 +3,11 @@
 //! its own, takes another worker's execution up to the shallowest node with
 //! a process in its backtrack set not started (work stealing).
 
-use super::events::{enabled, play, Event, Index, Move, Proc, Slept};
+use super::events::{enabled, Event, Index, Proc, Slept};
 use super::tree::{Node, Plan};
 use super::{Common, Stop};
 use crate::machine::footprint::{Footprint, Recorder};
-use crate::machine::{Action, Finding, Machine, State, ThreadId};
+use crate::machine::{Action, Finding, Machine, State};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
 use std::time::Duration;
@@ -29,9 +29,8 @@ pub(super) struct Worker<'a, 'b> {
 /// A child taken from a node, with the event it ran.
 struct Taken {
     proc: Proc,
-    action: Move,
+    action: Action,
     next: State,
-    blocked: Vec<ThreadId>,
     footprint: Arc<Footprint>,
     sleep: Vec<Slept>,
 }
@@ -62,7 +61,7 @@ impl<'a, 'b> Worker<'a, 'b> {
     fn advance(&mut self) {
         let node = self.path.last().expect("a node to explore").clone();
         let depth = self.path.len() - 1;
-        let Some(Taken { proc, action, next, blocked, footprint, sleep }) = self.take(&node) else {
+        let Some(Taken { proc, action, next, footprint, sleep }) = self.take(&node) else {
             self.pop();
             return;
         };
@@ -74,11 +73,7 @@ impl<'a, 'b> Worker<'a, 'b> {
         let event = Event { proc, action, footprint, past };
         self.index.add(depth, &event);
         self.common.max_depth.fetch_max(depth + 1, Ordering::Relaxed);
-        let successors = enabled(&self.machine, &next, &blocked);
-        debug_assert!(
-            node.enabled.iter().all(|(p, _)| *p == proc || successors.iter().any(|(q, _)| q == p)),
-            "an event disabled another process's"
-        );
+        let successors = enabled(&self.machine, &next);
         if successors.is_empty() {
             self.index.remove(&event);
             self.end_of_execution(&next, action);
@@ -88,15 +83,21 @@ impl<'a, 'b> Worker<'a, 'b> {
             self.common.halt(Stop::Bound(super::Bound::Depth(self.machine.limits.max_steps as usize)));
             return;
         }
-        let Some(first) = first_choice(&self.machine, &self.index, &next, &successors, &sleep) else {
+        let first = first_choice(&self.index, &successors, &sleep);
+        let plan = Plan { backtrack: first.into_iter().collect(), sleep, ..Plan::default() };
+        let child = Node::new(next, successors, Some(event), plan);
+        self.path.push(child.clone());
+        // The waits that do not hold here race with what changed their
+        // cells, whether or not this execution goes on.
+        let last = child.event.as_ref().expect("the event just taken");
+        self.wait_races(depth + 1, last.proc, &last.footprint);
+        if first.is_none() {
             // Every enabled process sleeps: what follows was explored.
-            self.index.remove(&event);
+            self.path.pop();
+            self.index.remove(child.event.as_ref().expect("the event just taken"));
             self.common.blocked.fetch_add(1, Ordering::Relaxed);
             return;
-        };
-        let plan = Plan { backtrack: vec![first], sleep, ..Plan::default() };
-        let child = Node::new(next, blocked, successors, Some(event), plan);
-        self.path.push(child.clone());
+        }
         if let Some(mut published) = self.published() {
             published.push(child);
         }
@@ -116,8 +117,7 @@ impl<'a, 'b> Worker<'a, 'b> {
             return None;
         }
         let mut next = node.state.clone();
-        let mut blocked = node.blocked.clone();
-        play(&self.machine, &mut next, &mut blocked, action);
+        self.machine.apply(&mut next, action);
         let footprint = Arc::new(self.recorder.take());
         self.taken += 1;
         let sleep = plan
@@ -128,32 +128,21 @@ impl<'a, 'b> Worker<'a, 'b> {
             .cloned()
             .collect();
         plan.started.push(Slept { proc, footprint: footprint.clone() });
-        Some(Taken { proc, action, next, blocked, footprint, sleep })
+        Some(Taken { proc, action, next, footprint, sleep })
     }
 
-    /// The machine's actions of the current execution, then `last`.
-    fn schedule(&self, last: Move) -> Vec<Action> {
-        let moves = self.path.iter().filter_map(|n| n.event.as_ref().map(|e| e.action)).chain([last]);
-        moves
-            .filter_map(|step| match step {
-                Move::Act(action) => Some(action),
-                Move::Block(..) => None,
-            })
-            .collect()
+    /// The actions of the current execution, then `last`.
+    fn schedule(&self, last: Action) -> Vec<Action> {
+        self.path.iter().filter_map(|n| n.event.as_ref().map(|e| e.action)).chain([last]).collect()
     }
 
     /// A state with no event, reached by `last`: the end of an execution,
-    /// a deadlock of the machine, or an execution with a blocked thread
-    /// whose wait holds by now, which no schedule of the machine runs
-    /// (`events::Move::Block`).
-    fn end_of_execution(&self, state: &State, last: Move) {
+    /// or a deadlock (every thread left rests at a wait that does not
+    /// hold).
+    fn end_of_execution(&self, state: &State, last: Action) {
         self.common.executions.fetch_add(1, Ordering::Relaxed);
         if self.machine.deadlocked(state) {
             self.common.halt(Stop::Found(Arc::new(Finding::Deadlock), self.schedule(last)));
-            return;
-        }
-        if !self.machine.finished(state) {
-            self.common.gave_up.fetch_add(1, Ordering::Relaxed);
             return;
         }
         self.common.cost.lock().unwrap_or_else(|e| e.into_inner()).record(&self.machine.program, &state.cost);
@@ -257,28 +246,16 @@ impl<'a, 'b> Worker<'a, 'b> {
     }
 }
 
-/// The process to explore first from `state`: an awake thread passing a
-/// `ge` wait, else the awake thread that has taken the fewest steps in the
-/// execution so far (`index`), else the first awake process; a block
-/// (`events::Move::Block`) only when no action of the machine is awake
-/// (a block taken early makes its thread's steps after the wait wait for
-/// a race to bring them back). A choice of order only: every other is
-/// explored where a race needs it.
-pub(super) fn first_choice(
-    machine: &Machine,
-    index: &Index,
-    state: &State,
-    enabled: &[(Proc, Move)],
-    sleep: &[Slept],
-) -> Option<Proc> {
-    let awake = || {
-        enabled.iter().filter(|(p, step)| !sleep.iter().any(|slept| slept.proc == *p) && matches!(step, Move::Act(_)))
-    };
+/// The process to explore first from a state: the awake thread that has
+/// taken the fewest steps in the execution so far (`index`), else the first
+/// awake process. A choice of order only: every other is explored where a
+/// race needs it.
+pub(super) fn first_choice(index: &Index, enabled: &[(Proc, Action)], sleep: &[Slept]) -> Option<Proc> {
+    let awake = || enabled.iter().filter(|(p, _)| !sleep.iter().any(|slept| slept.proc == *p));
     awake()
-        .find(|(_, step)| matches!(step, Move::Act(Action::Step(t)) if machine.ge_wait_at(state, *t).is_some()))
-        .or_else(|| awake().filter(|(p, _)| matches!(p, Proc::Thread(_))).min_by_key(|(p, _)| index.taken(*p)))
+        .filter(|(p, _)| matches!(p, Proc::Thread(_)))
+        .min_by_key(|(p, _)| index.taken(*p))
         .or_else(|| awake().next())
-        .or_else(|| enabled.iter().find(|(p, _)| !sleep.iter().any(|slept| slept.proc == *p)))
         .map(|(p, _)| *p)
 }
 
