@@ -237,9 +237,9 @@ impl Machine {
         self.program.funcs[frame.func as usize].sites.get((frame.pc as usize).checked_sub(1)?).copied()
     }
 
-    /// The cell of the wait `t` rests at, if it does not hold there: the
-    /// dynamic search's process for `t` is then blocking at the wait
-    /// (`explore::dpor::events::Move::Block`).
+    /// The cell of the wait `t` rests at, if it does not hold there (the
+    /// dynamic search then reads it without taking a step:
+    /// `explore::dpor::races`).
     pub fn failing_wait_at(&self, state: &State, t: ThreadId) -> Option<Loc> {
         if !self.running(state, t) {
             return None;

@@ -299,7 +299,7 @@ fn analyse(function: &Function, accesses: &mut dyn Accesses, mode: Mode, pairs: 
         mode,
         pairs,
         around: Vec::new(),
-        parents: FxHashMap::default(),
+        nesting: Nesting::of(function),
         sensitive: FxHashMap::default(),
         accesses,
         sites: FxHashMap::default(),
@@ -354,7 +354,7 @@ struct Walker<'f, 'a> {
     /// The repeated constructs around the one being walked, outermost
     /// first, and each walked construct's.
     around: Vec<OpKey>,
-    parents: FxHashMap<OpKey, SmallVec<[OpKey; 4]>>,
+    nesting: Nesting,
     /// Per store or write (order): the constructs around the definitions
     /// of the values its access names.
     sensitive: FxHashMap<u32, Option<SmallVec<[OpKey; 4]>>>,
@@ -416,12 +416,11 @@ impl Walk for Walker<'_, '_> {
 
 impl Walker<'_, '_> {
     fn owner(&self, region: &Region) -> OpKey {
-        self.function.region_owners.get(region.id as usize).copied().unwrap_or(OpKey::synthetic(region.id))
+        nesting::owner(self.function, region)
     }
 
     /// Enters repeated construct `owner` (until `leave`).
     fn enter(&mut self, owner: OpKey) {
-        self.parents.entry(owner).or_insert_with(|| self.around.iter().copied().collect());
         self.around.push(owner);
     }
 
@@ -431,7 +430,7 @@ impl Walker<'_, '_> {
 
     /// `state` across a back edge of `owner`.
     fn crossing(&mut self, state: &State, owner: OpKey) -> State {
-        let parents = &self.parents;
+        let nesting = &self.nesting;
         let accesses = &mut *self.accesses;
         let sensitive = &mut self.sensitive;
         let mut matters = |of: Option<u32>| {
@@ -455,11 +454,7 @@ impl Walker<'_, '_> {
                 .as_ref()
                 .is_none_or(|around| around.contains(&owner))
         };
-        state.crossing(
-            owner,
-            &|inner, outer| parents.get(&inner).is_some_and(|chain| chain.contains(&outer)),
-            &mut matters,
-        )
+        state.crossing(owner, &|inner, outer| nesting.inside(inner, outer), &mut matters)
     }
 
     fn cfg_blocks(&mut self, region: &Region, owner: OpKey, entry: State, gens: bool) -> State {
@@ -960,5 +955,8 @@ impl ReadBack {
 
 mod ir_accesses;
 mod leaves;
+mod nesting;
+
 pub use ir_accesses::IrAccesses;
 pub use leaves::leaves_in_flight;
+use nesting::Nesting;

@@ -129,12 +129,7 @@ pub fn search(machine: Machine, config: &SearchConfig) -> Outcome {
     let initial = machine.initial();
     let enabled = events::enabled(&machine, &initial);
     let first = worker::first_choice(&events::Index::default(), &enabled, &[]);
-    let root = Node::new(
-        initial,
-        enabled,
-        None,
-        Plan { backtrack: first.into_iter().collect(), ..Plan::default() },
-    );
+    let root = Node::new(initial, enabled, None, Plan { backtrack: first.into_iter().collect(), ..Plan::default() });
     if let Some(finding) = &root.state.finding {
         common.halt(Stop::Found(finding.clone(), Vec::new()));
     } else if root.enabled.is_empty() {

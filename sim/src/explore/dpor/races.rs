@@ -178,8 +178,9 @@ impl Worker<'_, '_> {
         // event of v may enable it too (a second add to a waited cell).
         // Where a member cannot run (a pass that e's absence disables), the
         // race counts as reversible.
-        self.without(e, members)
-            .is_none_or(|state| state.finding.is_some() || enabled(&self.machine, &state).iter().any(|(p, _)| *p == proc))
+        self.without(e, members).is_none_or(|state| {
+            state.finding.is_some() || enabled(&self.machine, &state).iter().any(|(p, _)| *p == proc)
+        })
     }
 
     /// The state after the events `members` (after e, not after it) are
