@@ -300,6 +300,7 @@ fn session() -> Session {
 }
 
 #[test]
+#[cfg_attr(debug_assertions, ignore = "the optimized build runs it, on more cases (scripts/test.sh)")]
 fn minimal_placement_of_exchange_programs_is_proven_and_every_marker_is_needed() {
     let cases = std::env::var("CCLIR_SIM_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300u64);
     let session = session();
@@ -315,6 +316,7 @@ fn minimal_placement_of_exchange_programs_is_proven_and_every_marker_is_needed()
 }
 
 #[test]
+#[cfg_attr(debug_assertions, ignore = "the optimized build runs it, on more cases (scripts/test.sh)")]
 fn minimal_placement_of_the_protocol_is_proven_and_every_marker_is_needed() {
     let session = session();
     let mut tally = Tally::default();
@@ -349,6 +351,7 @@ fn minimal_placement_of_the_protocol_is_proven_and_every_marker_is_needed() {
 /// MoE example and its lowered variant (at 2 rows, one layer, on 8 ranks:
 /// random schedules).
 #[test]
+#[cfg_attr(debug_assertions, ignore = "the optimized build runs it, on more cases (scripts/test.sh)")]
 fn minimal_placement_of_the_examples_is_proven_and_every_marker_is_needed() {
     let session = session();
     let mut tally = Tally::default();

@@ -126,6 +126,7 @@ fn simulate(program: &cclir::Program<'_>, ranks: u16, por: bool, engine: Engine)
 }
 
 #[test]
+#[cfg_attr(debug_assertions, ignore = "the optimized build runs it, on more cases (scripts/test.sh)")]
 fn reduced_and_plain_agree_on_the_lowered_protocol() {
     let session = Session::new();
     let (mut tally, mut dynamic) = (Tally::default(), Tally::default());
@@ -169,6 +170,7 @@ fn reduced_and_plain_agree_on_the_lowered_protocol() {
 }
 
 #[test]
+#[cfg_attr(debug_assertions, ignore = "the optimized build runs it, on more cases (scripts/test.sh)")]
 fn dynamic_and_plain_agree_on_the_lowered_protocol_with_a_marker_or_signal_deleted() {
     // The protocol's bugs are a missing fence, invalidate, notify or wait:
     // each deleted in turn (P = 2, B = 2; P = 3, B = 1 too when optimized),
