@@ -23,19 +23,27 @@ impl Worker<'_, '_> {
     /// the state before the race; what happens before the event.
     pub(super) fn races(&self, n: usize, proc: Proc, footprint: &Footprint) -> Events {
         let deps: Vec<usize> = self.index.dependencies(n, proc, footprint);
+        self.reverse_direct(&deps, n, proc, n, &Events::default())
+    }
+
+    /// Reverses the races of the event or read at `n` (of `proc`) with
+    /// those of its dependencies `deps` that are direct and before `before`,
+    /// in the execution without the events `excluded`; what happens before
+    /// it.
+    fn reverse_direct(&self, deps: &[usize], n: usize, proc: Proc, before: usize, excluded: &Events) -> Events {
         // A dependency in the past of another is not direct: its race is
         // reversed through that one.
         let mut past = Events::default();
-        for &d in &deps {
+        for &d in deps {
             past.union(&self.event(d).past);
         }
         let direct: Vec<usize> = deps.iter().copied().filter(|&d| !past.contains(d)).collect();
-        for &d in &deps {
+        for &d in deps {
             past.insert(d);
         }
         for e in direct {
-            if self.event(e).proc != proc {
-                self.reverse(e, n, proc, &past);
+            if e < before && self.event(e).proc != proc {
+                self.reverse(e, n, proc, &past, excluded);
             }
         }
         past
@@ -99,31 +107,14 @@ impl Worker<'_, '_> {
         }
         deps.sort_unstable();
         deps.dedup();
-        let mut past = Events::default();
-        for &d in &deps {
-            past.union(&self.event(d).past);
-        }
-        let direct: Vec<usize> = deps.iter().copied().filter(|&d| !past.contains(d)).collect();
-        for &d in &deps {
-            past.insert(d);
-        }
-        for d in direct {
-            if d < e && self.event(d).proc != proc {
-                self.reverse_without(d, n, proc, &past, &excluded);
-            }
-        }
+        self.reverse_direct(&deps, n, proc, e, &excluded);
     }
 
     /// Reverses the race of event `e` with the event at `n` (of `proc`,
-    /// whose past is `past`), if it can be: a process starting
-    /// v = notdep(e).e' joins the backtrack set before `e`.
-    fn reverse(&self, e: usize, n: usize, proc: Proc, past: &Events) {
-        self.reverse_without(e, n, proc, past, &Events::default());
-    }
-
-    /// `reverse` in the execution without the events `excluded` (a block
-    /// race's: `block_races`).
-    fn reverse_without(&self, e: usize, n: usize, proc: Proc, past: &Events, excluded: &Events) {
+    /// whose past is `past`) in the execution without the events
+    /// `excluded` (a block race's: `block_races`), if it can be: a process
+    /// starting v = notdep(e).e' joins the backtrack set before `e`.
+    fn reverse(&self, e: usize, n: usize, proc: Proc, past: &Events, excluded: &Events) {
         // v: the events after e that do not happen after it, then this one;
         // its initials are the processes whose first event in v has nothing
         // of v before it.
