@@ -140,6 +140,20 @@ pub enum Node {
     },
 }
 
+impl Node {
+    /// The regions nested in the node, in the order the op holds them
+    /// (`then` before `else`, `before` before `after`); none for an event.
+    pub fn regions(&self) -> smallvec::SmallVec<[&Region; 2]> {
+        match self {
+            Node::Event(_) => smallvec::SmallVec::new(),
+            Node::If { then, otherwise } => std::iter::once(then).chain(otherwise.as_ref()).collect(),
+            Node::Switch { cases: regions } | Node::Opaque { regions } => regions.iter().collect(),
+            Node::Loop { body, .. } | Node::Scope { body } => smallvec::smallvec![body],
+            Node::While { before, after } => smallvec::smallvec![before, after],
+        }
+    }
+}
+
 /// One `func.func` of the module.
 #[derive(Clone, Debug)]
 pub struct Function {

@@ -150,14 +150,7 @@ fn order_of(function: &model::Function, op: ir::OpKey) -> u32 {
     fn find(region: &model::Region, op: ir::OpKey) -> Option<u32> {
         region.blocks.iter().flat_map(|b| &b.nodes).find_map(|node| match node {
             model::Node::Event(event) => (event.op == op).then_some(event.order),
-            model::Node::If { then, otherwise } => {
-                find(then, op).or_else(|| otherwise.as_ref().and_then(|o| find(o, op)))
-            }
-            model::Node::Switch { cases: regions } | model::Node::Opaque { regions } => {
-                regions.iter().find_map(|r| find(r, op))
-            }
-            model::Node::Loop { body, .. } | model::Node::Scope { body } => find(body, op),
-            model::Node::While { before, after } => find(before, op).or_else(|| find(after, op)),
+            node => node.regions().into_iter().find_map(|r| find(r, op)),
         })
     }
     function.body.as_ref().and_then(|body| find(body, op)).unwrap_or(u32::MAX)

@@ -5,7 +5,7 @@
 //! ancestors per construct it cost the nesting depth each time, and a
 //! program nested thousands deep took seconds.)
 
-use crate::comm_order::model::{Function, Node, OpKey, Region};
+use crate::comm_order::model::{Function, OpKey, Region};
 use rustc_hash::FxHashMap;
 
 /// Each region owner's first and last pre-order number: its own, and the
@@ -32,7 +32,7 @@ impl Nesting {
                 next += 1;
                 stack.push((region, true));
                 for node in region.blocks.iter().flat_map(|block| block.nodes.iter()).rev() {
-                    for inner in regions_of(node).into_iter().rev() {
+                    for inner in node.regions().into_iter().rev() {
                         stack.push((inner, false));
                     }
                 }
@@ -54,16 +54,4 @@ impl Nesting {
 /// The owner of `region`, as the walk names it.
 pub(super) fn owner(function: &Function, region: &Region) -> OpKey {
     function.region_owners.get(region.id as usize).copied().unwrap_or(OpKey::synthetic(region.id))
-}
-
-fn regions_of(node: &Node) -> Vec<&Region> {
-    match node {
-        Node::Event(_) => Vec::new(),
-        Node::If { then, otherwise } => std::iter::once(then).chain(otherwise.as_ref()).collect(),
-        Node::Switch { cases } => cases.iter().collect(),
-        Node::Loop { body, .. } => vec![body],
-        Node::While { before, after } => vec![before, after],
-        Node::Scope { body } => vec![body],
-        Node::Opaque { regions } => regions.iter().collect(),
-    }
 }

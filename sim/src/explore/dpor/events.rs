@@ -99,23 +99,25 @@ pub(super) struct Index {
 }
 
 impl Index {
-    /// The events before `n` that `footprint` of `proc` depends on directly:
-    /// the last event of `proc`, and for each part it touched the earlier
-    /// touches it conflicts with, back to the last write of the part.
-    pub fn dependencies(&self, n: usize, proc: Proc, footprint: &Footprint) -> Vec<usize> {
+    /// The events before `n` that `footprint` of `proc` depends on directly,
+    /// in the execution without the events `excluded`: the last event of
+    /// `proc`, and for each part it touched the earlier touches it conflicts
+    /// with, back to the last write of the part.
+    pub fn dependencies(&self, n: usize, proc: Proc, footprint: &Footprint, excluded: &Events) -> Vec<usize> {
+        let kept = |e: &u32| !excluded.contains(*e as usize);
         let mut deps: Vec<usize> = Vec::new();
-        if let Some(last) = self.by_proc.get(&proc).and_then(|events| events.last()) {
+        if let Some(last) = self.by_proc.get(&proc).and_then(|events| events.iter().rev().find(|e| kept(e))) {
             deps.push(*last as usize);
         }
         if footprint.everything() {
-            deps.extend(0..n);
+            deps.extend((0..n).filter(|e| !excluded.contains(*e)));
         } else {
-            deps.extend(self.everything.iter().map(|e| *e as usize));
+            deps.extend(self.everything.iter().filter(|e| kept(e)).map(|e| *e as usize));
             for (part, touch) in &footprint.touches {
                 let Some(events) = self.by_part.get(part) else { continue };
                 // Back to the last write of the part: every touch before it
                 // happens before that write, so comes through it.
-                for (e, t) in events.iter().rev() {
+                for (e, t) in events.iter().rev().filter(|(e, _)| kept(e)) {
                     if t.conflicts(*touch) {
                         deps.push(*e as usize);
                     }

@@ -10,7 +10,7 @@
 use super::events::{enabled, Event, Events, Proc};
 use super::worker::Worker;
 use crate::machine::footprint::{Footprint, Part, Touch};
-use crate::machine::{State, ThreadId};
+use crate::machine::{Loc, State, ThreadId};
 
 impl Worker<'_, '_> {
     /// Event `k` of the current execution.
@@ -22,7 +22,7 @@ impl Worker<'_, '_> {
     /// adds, for each, a process that reverses it to the backtrack set of
     /// the state before the race; what happens before the event.
     pub(super) fn races(&self, n: usize, proc: Proc, footprint: &Footprint) -> Events {
-        let deps: Vec<usize> = self.index.dependencies(n, proc, footprint);
+        let deps: Vec<usize> = self.index.dependencies(n, proc, footprint, &Events::default());
         self.reverse_direct(&deps, n, proc, n, &Events::default())
     }
 
@@ -68,45 +68,30 @@ impl Worker<'_, '_> {
             if last != Proc::Thread(t) && !footprint.touches(Part::Elem(cell)) {
                 continue;
             }
-            let read = Footprint::from_raw(vec![(Part::Elem(cell), Touch::Read), (Part::Thread(t), Touch::Write)]);
-            self.races(n, Proc::Thread(t), &read);
+            self.races(n, Proc::Thread(t), &wait_read(t, cell));
         }
     }
 
     /// The races of thread `t`'s read of its wait's cell where the race of
-    /// event `e` with its pass (at `n`) would put the pass, after the
-    /// events `members` (after `e`, not after it), if the wait does not
-    /// hold there: in the execution of every event before the pass but `e`
-    /// and what happens after `e`, the changes of the cell before the read
-    /// it conflicts with directly, each reversed (and, where the wait does
-    /// not hold before one either, the same again further back). The read
-    /// is an event no execution takes; docs/ccl-sim.md ("Waits") argues
-    /// why its races are the ones to reverse.
-    fn block_races(&self, e: usize, n: usize, t: ThreadId, members: &[usize]) {
-        let Some(state) = self.without(e, members) else { return };
-        let Some(cell) = self.machine.failing_wait_at(&state, t) else { return };
+    /// event `e` with its pass (at `n`) would put the pass: in `state`,
+    /// after the events of the reversal before the pass, without `e`, where
+    /// the wait does not hold. In the execution of every event before the
+    /// pass but `e` and what happens after `e`, the changes of the cell
+    /// before the read that it conflicts with directly are each reversed
+    /// (and, where the wait does not hold before one either, the same again
+    /// further back). The read is an event no execution takes;
+    /// docs/ccl-sim.md ("Waits") argues why its races are the ones to
+    /// reverse.
+    fn block_races(&self, e: usize, n: usize, t: ThreadId, state: &State) {
+        let Some(cell) = self.machine.failing_wait_at(state, t) else { return };
         let proc = Proc::Thread(t);
-        let read = Footprint::from_raw(vec![(Part::Elem(cell), Touch::Read), (Part::Thread(t), Touch::Write)]);
-        // The execution it would run in: every event before n but e and
-        // what happens after e.
         let mut excluded = Events::default();
         for k in e..n {
             if k == e || self.event(k).past.contains(e) {
                 excluded.insert(k);
             }
         }
-        let candidates: Vec<usize> = (0..n).filter(|&k| !excluded.contains(k)).collect();
-        let mut deps: Vec<usize> = Vec::new();
-        if let Some(&last) = candidates.iter().rev().find(|&&k| self.event(k).proc == proc) {
-            deps.push(last);
-        }
-        for &k in candidates.iter().rev() {
-            if self.event(k).footprint.conflicts(&read) {
-                deps.push(k);
-            }
-        }
-        deps.sort_unstable();
-        deps.dedup();
+        let deps = self.index.dependencies(n, proc, &wait_read(t, cell), &excluded);
         self.reverse_direct(&deps, n, proc, e, &excluded);
     }
 
@@ -137,11 +122,19 @@ impl Worker<'_, '_> {
         // without e: it is enabled before e, or after the events of v
         // before it (which do not need e).
         let node = &self.path[e];
-        if !node.enabled.iter().any(|(q, _)| *q == proc) && !self.enabled_without(e, &members, proc) {
-            if let Proc::Thread(t) = proc {
-                self.block_races(e, n, t, &members);
+        if !node.enabled.iter().any(|(q, _)| *q == proc) {
+            // Not "e made it enabled, so it cannot run without e": another
+            // event of v may enable it too (a second add to a waited cell).
+            // Where a member cannot run (a pass that e's absence disables),
+            // the race counts as reversible.
+            if let Some(state) = self.without(e, &members) {
+                if state.finding.is_none() && !enabled(&self.machine, &state).iter().any(|(p, _)| *p == proc) {
+                    if let Proc::Thread(t) = proc {
+                        self.block_races(e, n, t, &state);
+                    }
+                    return;
+                }
             }
-            return;
         }
         if !past.meets(&v) && !initials.contains(&proc) {
             initials.push(proc);
@@ -160,18 +153,6 @@ impl Worker<'_, '_> {
             return;
         }
         plan.backtrack.push(initials[0]);
-    }
-
-    /// Whether `proc` is enabled after the events `members` (after e, not
-    /// after it) are taken, in order, from the state before event `e`.
-    fn enabled_without(&self, e: usize, members: &[usize], proc: Proc) -> bool {
-        // Not "e made it enabled, so it cannot run without e": another
-        // event of v may enable it too (a second add to a waited cell).
-        // Where a member cannot run (a pass that e's absence disables), the
-        // race counts as reversible.
-        self.without(e, members).is_none_or(|state| {
-            state.finding.is_some() || enabled(&self.machine, &state).iter().any(|(p, _)| *p == proc)
-        })
     }
 
     /// The state after the events `members` (after e, not after it) are
@@ -193,4 +174,10 @@ impl Worker<'_, '_> {
         self.recorder.take();
         ran.then_some(state)
     }
+}
+
+/// The read of `cell` by thread `t` resting at a wait there, as its pass
+/// would read it: an event no execution takes.
+fn wait_read(t: ThreadId, cell: Loc) -> Footprint {
+    Footprint::from_raw(vec![(Part::Elem(cell), Touch::Read), (Part::Thread(t), Touch::Write)])
 }
